@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# sroce developer entry points. Each recipe is one line calling scripts/;
+# `make help` lists them.
+
+SHELL := /bin/bash
+KDIR ?= $(shell bash -c 'source scripts/env.sh && echo $$SROCE_KDIR')
+W ?= 1
+
+.PHONY: all modules clean sparse checkpatch kunit setup debug-kernel \
+	vm-test vm-test-debug check demo help
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) C=2 modules
+
+checkpatch:
+	scripts/checkpatch.sh
+
+kunit:
+	scripts/kunit.sh
+
+setup:
+	scripts/setup.sh
+
+debug-kernel:
+	scripts/debug-kernel.sh
+
+vm-test:
+	tools/testing/sroce-vm/run.sh --kernel stock $(wildcard tools/testing/sroce-vm/scenarios/device*.sh)
+
+vm-test-debug:
+	tools/testing/sroce-vm/run.sh --kernel debug $(wildcard tools/testing/sroce-vm/scenarios/device*.sh)
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+help:
+	@echo "make              build sroce.ko against Debian's 6.1 headers (W=1)"
+	@echo "make setup        install every Debian package the project needs, fetch the stock kernel"
+	@echo "make demo         set up, build, boot the stock kernel in QEMU and show sroce0"
+	@echo "make check        set up, then run every test (build, sparse, checkpatch, KUnit, VM scenarios)"
+	@echo "make sparse       sparse (C=2) over the driver"
+	@echo "make checkpatch   scripts/checkpatch.pl --strict on drivers/ and include/"
+	@echo "make kunit        KUnit suites in a QEMU kernel built from linux-source-6.1"
+	@echo "make debug-kernel build the KASAN/lockdep/kmemleak kernel (cached)"
+	@echo "make vm-test      device scenarios on the stock Debian kernel"
+	@echo "make vm-test-debug  device scenarios on the debug kernel"

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: software RDMA over Converged Ethernet (RoCEv2).
+ *
+ * Module entry points: the "sroce" rdma link type, the netdev notifier
+ * that makes devices follow their netdevs, and the order in which the
+ * module's parts come up and go down.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sroce_dev.h"
+#include "sroce_icrc.h"
+#include "sroce_net.h"
+#include "sroce_port.h"
+
+static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	return sroce_dev_add(ibdev_name, ndev);
+}
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = "sroce",
+	.newlink = sroce_newlink,
+};
+
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sroce_dev *sdev;
+
+	sdev = sroce_dev_get_by_netdev(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+
+	if (event == NETDEV_UNREGISTER)
+		/* ib_core must drop its netdev reference: it cannot wait here. */
+		ib_unregister_device_queued(&sdev->ibdev);
+	else
+		sroce_port_netdev_event(&sdev->ibdev, &sdev->port, ndev, event);
+
+	sroce_dev_put(sdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sroce_netdev_notifier = {
+	.notifier_call = sroce_netdev_event,
+};
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	err = sroce_icrc_init();
+	if (err)
+		return err;
+
+	err = sroce_net_init();
+	if (err)
+		goto err_icrc_exit;
+
+	err = register_netdevice_notifier(&sroce_netdev_notifier);
+	if (err) {
+		pr_err("cannot register the netdev notifier: %d\n", err);
+		goto err_net_exit;
+	}
+
+	rdma_link_register(&sroce_link_ops);
+	pr_info("loaded\n");
+	return 0;
+
+err_net_exit:
+	sroce_net_exit();
+err_icrc_exit:
+	sroce_icrc_exit();
+	return err;
+}
+
+static void __exit sroce_exit(void)
+{
+	/* No new device after this; then take the existing ones down. */
+	rdma_link_unregister(&sroce_link_ops);
+	sroce_dev_remove_all();
+	unregister_netdevice_notifier(&sroce_netdev_notifier);
+	sroce_net_exit();
+	sroce_icrc_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);
+
+MODULE_AUTHOR("The sroce authors");
+MODULE_DESCRIPTION("Software RDMA over Converged Ethernet (RoCEv2) driver");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("sroce");

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce's UDP port 4791 endpoints.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#ifndef SROCE_NET_H
+#define SROCE_NET_H
+
+int sroce_net_init(void);
+void sroce_net_exit(void);
+
+#endif /* SROCE_NET_H */

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Runs the 6.1 tree's scripts/checkpatch.pl --strict over every C source and
+# header under drivers/ and include/. checkpatch.pl comes from Debian's
+# linux-source-6.1 tarball and is cached outside the checkout.
+# Exit status: 0 only with 0 errors, 0 warnings and 0 checks.
+
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+
+cp_dir="$SROCE_CACHE/checkpatch/$SROCE_SRCVER"
+
+fetch_checkpatch() {
+	local tmp
+
+	[ -x "$cp_dir/scripts/checkpatch.pl" ] && return 0
+	echo "checkpatch: extracting checkpatch.pl from $SROCE_SRC_TAR"
+	mkdir -p "$SROCE_CACHE/checkpatch"
+	tmp=$(mktemp -d "$SROCE_CACHE/checkpatch/tmp.XXXXXX")
+	tar -xJf "$SROCE_SRC_TAR" -C "$tmp" --strip-components=1 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	rm -rf "$cp_dir"
+	mv "$tmp" "$cp_dir"
+}
+
+fetch_checkpatch
+cd "$SROCE_TOP"
+mapfile -t files < <(find drivers include -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+if [ "${#files[@]}" -eq 0 ]; then
+	echo "checkpatch: no source files found" >&2
+	exit 1
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# --no-tree: the checkout is not a kernel tree. Exit status is ignored:
+# the totals below decide.
+"$cp_dir/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+	--no-summary -f "${files[@]}" >"$log" 2>&1 || true
+
+errors=$(grep -c ': ERROR:' "$log" || true)
+warnings=$(grep -c ': WARNING:' "$log" || true)
+checks=$(grep -c ': CHECK:' "$log" || true)
+cat "$log"
+echo "checkpatch: ${#files[@]} files, $errors errors, $warnings warnings, $checks checks"
+[ "$errors" -eq 0 ] && [ "$warnings" -eq 0 ] && [ "$checks" -eq 0 ]
