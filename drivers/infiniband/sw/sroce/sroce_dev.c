@@ -140,14 +140,20 @@ static int sroce_enable_driver(struct ib_device *ibdev)
 	return 0;
 }
 
+/*
+ * Called by ib_core once per device: late in unregistration, or from
+ * ib_dealloc_device() when registration failed.
+ */
 static void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibdev);
+	void *old;
 
 	mutex_lock(&sroce_devs_mutex);
-	xa_cmpxchg(&sroce_devs, sdev->ifindex, sdev, NULL, GFP_KERNEL);
+	old = xa_cmpxchg(&sroce_devs, sdev->ifindex, sdev, NULL, GFP_KERNEL);
 	mutex_unlock(&sroce_devs_mutex);
-	pr_info("%s: removed\n", dev_name(&ibdev->dev));
+	if (old == sdev)
+		pr_info("%s: removed\n", dev_name(&ibdev->dev));
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -252,7 +258,6 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 		goto err_dealloc;
 	}
 
-	/* On failure ib_core has not called dealloc_driver: unmap here. */
 	err = ib_register_device(&sdev->ibdev, name, NULL);
 	if (err) {
 		pr_err("registering %s on %s failed: %d\n", name, ndev->name,
@@ -263,6 +268,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	return 0;
 
 err_unmap:
+	/* so that dealloc_driver, run by ib_dealloc_device(), stays quiet */
 	mutex_lock(&sroce_devs_mutex);
 	xa_erase(&sroce_devs, sdev->ifindex);
 	mutex_unlock(&sroce_devs_mutex);

@@ -101,3 +101,5 @@ MODULE_AUTHOR("The sroce authors");
 MODULE_DESCRIPTION("Software RDMA over Converged Ethernet (RoCEv2) driver");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("sroce");
+/* The ICRC engine prefers the crypto API crc32 (PCLMULQDQ) when present. */
+MODULE_SOFTDEP("pre: crc32");
