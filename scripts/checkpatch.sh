@@ -9,24 +9,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 
-cp_dir="$SROCE_CACHE/checkpatch/$SROCE_SRCVER"
-
-fetch_checkpatch() {
-	local tmp
-
-	[ -x "$cp_dir/scripts/checkpatch.pl" ] && return 0
-	echo "checkpatch: extracting checkpatch.pl from $SROCE_SRC_TAR"
-	mkdir -p "$SROCE_CACHE/checkpatch"
-	tmp=$(mktemp -d "$SROCE_CACHE/checkpatch/tmp.XXXXXX")
-	tar -xJf "$SROCE_SRC_TAR" -C "$tmp" --strip-components=1 \
-		linux-source-6.1/scripts/checkpatch.pl \
-		linux-source-6.1/scripts/spelling.txt \
-		linux-source-6.1/scripts/const_structs.checkpatch
-	rm -rf "$cp_dir"
-	mv "$tmp" "$cp_dir"
-}
-
-fetch_checkpatch
+cp_dir=$("$(dirname "$0")/kernel-scripts.sh")
 cd "$SROCE_TOP"
 mapfile -t files < <(find drivers include -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
 if [ "${#files[@]}" -eq 0 ]; then
