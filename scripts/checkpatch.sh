@@ -7,6 +7,7 @@
 # Exit status: 0 only with 0 errors, 0 warnings and 0 checks.
 
 set -euo pipefail
+# shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
 
 cp_dir=$("$(dirname "$0")/kernel-scripts.sh")

@@ -1,4 +1,5 @@
-# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash disable=SC2034
+# SPDX-License-Identifier: GPL-2.0-only
 # Common settings for sroce's scripts. Source it; it defines variables only.
 #
 #   SROCE_TOP      the checkout

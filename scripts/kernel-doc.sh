@@ -5,6 +5,7 @@
 # comment must parse and describe each parameter, member and return value.
 
 set -euo pipefail
+# shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
 
 kdir=$("$SROCE_TOP/scripts/kernel-scripts.sh")

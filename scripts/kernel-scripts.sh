@@ -6,6 +6,7 @@
 # and prints the directory that holds scripts/.
 
 set -euo pipefail
+# shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
 
 dir="$SROCE_CACHE/kernel-scripts/$SROCE_SRCVER"

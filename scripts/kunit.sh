@@ -33,6 +33,8 @@ die() { say "error: $*"; exit 1; }
 KUNITCONFIG=$SROCE_TOP/drivers/infiniband/sw/sroce/.kunitconfig
 TOPDIR=$SROCE_CACHE/kunit
 RESULT=$TOPDIR/last-result
+# Kernel reports that fail the run even when every case passed.
+SPLATS='BUG:|WARNING:|Oops|general protection|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|unreferenced object|refcount_t:'
 TIMEOUT=${SROCE_KUNIT_TIMEOUT:-1200}
 
 set_paths() {
@@ -131,6 +133,11 @@ if not root.subtests or root.status == TestStatus.FAILURE_TO_PARSE_TESTS:
 with open(sys.argv[3], 'w') as out:
     out.write(''.join(line + '\n' for line in lines))
 EOF
+	fi
+	# KASAN fails the running case by itself; other splats do not.
+	if grep -qE "$SPLATS" "$BUILD/test.log" 2>/dev/null; then
+		grep -E "$SPLATS" "$BUILD/test.log" | head -n 5
+		echo "FAIL kunit.kernel-splat" >>"$tmp"
 	fi
 	mv "$tmp" "$RESULT"
 	say "$(grep -c '^PASS' "$RESULT" || true) passed," \

@@ -275,11 +275,11 @@ test_bad_links() {
 	check_fails "duplicate device name refused" \
 		$RDMA link add sroce0 type sroce netdev veth2
 	check "no stray device was left behind" dev_gone sroce9
-	if $IP link add link veth2 name veth2.5 type vlan id 5 2>/dev/null; then
-		check_fails "VLAN netdev refused" \
-			$RDMA link add sroce9 type sroce netdev veth2.5
-		$IP link del veth2.5
-	fi
+	check "a VLAN netdev on veth2" \
+		$IP link add link veth2 name veth2.5 type vlan id 5
+	check_fails "VLAN netdev refused" \
+		$RDMA link add sroce9 type sroce netdev veth2.5
+	$IP link del veth2.5 2>/dev/null
 }
 
 test_removal() {
@@ -336,9 +336,9 @@ test_autoload() {
 }
 
 test_reload_cycles() {
-	local i good=1
+	local good=1
 
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		insmod "$SROCE_KO" &&
 			$RDMA link add sroce0 type sroce netdev veth0 &&
 			wait_for 10 port_state_is sroce0 PORT_ACTIVE &&

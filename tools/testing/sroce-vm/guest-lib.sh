@@ -1,0 +1,91 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Helpers for guest scenarios of sroce's VM harness.  A scenario is a bash
+# script run as root inside the VM, chrooted into the host's root
+# filesystem (read-only; /tmp, /run, /var/tmp, /dev/shm are tmpfs), with
+# cwd $SROCE_RESULTS.  Exit 0 means pass.  Environment:
+#   SROCE_KERNEL    stock | debug
+#   SROCE_KO        sroce.ko built for the running kernel ("" if it did not
+#                   build; SROCE_KO_ERROR then says why)
+#   SROCE_RESULTS   writable directory, kept on the host after the run
+#   SROCE_TOP       the checkout (read-only)
+#   SROCE_VM_LIB    this file
+#   SROCE_MODULES   .ko files built for this kernel from the scenario's
+#                   "# sroce-vm: build-module DIR" lines (DIR relative to
+#                   tools/testing/sroce-vm)
+# Optional header lines in a scenario, read by run.sh:
+#   # sroce-vm: timeout SECONDS
+#   # sroce-vm: ignore-splat EXTENDED-REGEXP   (expected kernel lines)
+#   # sroce-vm: build-module DIR
+#
+# Module autoload is refused in the VM: load modules explicitly
+# (sroce_modprobe, sroce_load_ko) or allow one alias (sroce_allow_autoload).
+# Debian's busybox is not in the way here: this is the host's userspace.
+
+set -euo pipefail
+
+sroce_log() { printf '%s: %s\n' "${SROCE_SCENARIO:-scenario}" "$*"; }
+sroce_fail() { printf '%s: FAILED: %s\n' "${SROCE_SCENARIO:-scenario}" "$*" >&2; exit 1; }
+
+# sroce_modprobe MODULE...: load modules from the running kernel's tree;
+# succeeds for built-in ones.
+sroce_modprobe() {
+	local m
+	for m in "$@"; do
+		/usr/sbin/modprobe "$m" || sroce_fail "modprobe $m"
+	done
+}
+
+# sroce_load_ko [PARAM=VALUE...]: load $SROCE_KO after its dependencies.
+sroce_load_ko() {
+	local deps
+	[ -n "${SROCE_KO:-}" ] || sroce_fail "no sroce.ko for this kernel: ${SROCE_KO_ERROR:-unknown}"
+	[ -f "$SROCE_KO" ] || sroce_fail "$SROCE_KO missing"
+	deps=$(/usr/sbin/modinfo -F depends "$SROCE_KO")
+	if [ -n "$deps" ]; then
+		# shellcheck disable=SC2086 # comma-separated list
+		sroce_modprobe ${deps//,/ }
+	fi
+	sroce_log "insmod $SROCE_KO $*"
+	/usr/sbin/insmod "$SROCE_KO" "$@" || sroce_fail "insmod $SROCE_KO"
+}
+
+# sroce_allow_autoload ALIAS [MODPROBE-OPTION...]: let the kernel autoload
+# this exact alias (as passed to modprobe, e.g. "rdma-link-rxe"), running
+# modprobe with the given options first (e.g. -d DIR).
+sroce_allow_autoload() {
+	echo "$*" >>/run/sroce-vm/autoload-allow
+}
+
+# sroce_veth [A B]: veth pair A<->B (default veth0/veth1) in this netns,
+# up, with 10.0.0.1/24 + fd00::1/64 on A and 10.0.0.2/24 + fd00::2/64 on B.
+# Guest-internal addresses: the VM has no NIC at all.
+sroce_veth() {
+	local a=${1:-veth0} b=${2:-veth1}
+	sroce_modprobe veth
+	/usr/sbin/ip link add "$a" type veth peer name "$b"
+	/usr/sbin/ip addr add 10.0.0.1/24 dev "$a"
+	/usr/sbin/ip addr add 10.0.0.2/24 dev "$b"
+	/usr/sbin/ip -6 addr add fd00::1/64 dev "$a" nodad
+	/usr/sbin/ip -6 addr add fd00::2/64 dev "$b" nodad
+	/usr/sbin/ip link set "$a" up
+	/usr/sbin/ip link set "$b" up
+}
+
+# sroce_wait_link_up DEV [SECONDS]
+sroce_wait_link_up() {
+	local _
+	for _ in $(seq 1 $((${2:-10} * 10))); do
+		/usr/sbin/ip -br link show "$1" | grep -qw UP && return 0
+		sleep 0.1
+	done
+	sroce_fail "$1 did not come up: $(/usr/sbin/ip -br link show "$1")"
+}
+
+# sroce_load_rxe: load rdma_rxe for comparison runs.  rxe allocates the
+# "crc32" shash per device, which the crypto API would autoload: load the
+# generic implementation explicitly (autoload is refused here).
+sroce_load_rxe() {
+	sroce_modprobe crc32_generic rdma_rxe
+}

@@ -1,0 +1,386 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run guest scenarios of sroce in QEMU, one VM boot per scenario and kernel.
+#
+# Usage: tools/testing/sroce-vm/run.sh [options] SCENARIO...
+#   SCENARIO            a name from scenarios/ (smoke, demo, ...) or a path
+#                       to a bash script
+#   --kernel K          stock, debug, or both as "stock,debug" (default stock)
+#   --timeout S         per-scenario time limit inside the guest (default: the
+#                       scenario's "# sroce-vm: timeout S" line, else 300)
+#   --boot-timeout S    until the guest's init is up (stock 120, debug 300)
+#   --total-timeout S   for the whole invocation (default 7200)
+#   --cpus N            vCPUs (default 2)        --mem MIB   (default 2048)
+#   --accel A           auto|tcg|kvm (default auto: KVM only if it works)
+#   --append ARGS       extra kernel command-line arguments
+#   --results DIR       run directory (default $SROCE_CACHE/vm-runs/<time>)
+#   --no-build          do not build sroce.ko (SROCE_KO is empty)
+#   --show-console      print every console log, not only those of failures
+#
+# Stdout gets exactly one line per scenario and kernel:
+#   PASS: <scenario> [<kernel>]
+#   FAIL: <scenario> [<kernel>] (<reason>)
+# Progress, timings and failing console logs go to stderr.  Per run
+# directory: <kernel>/<scenario>/{console.log,dmesg.txt,qemu.log,job.env,
+# results/} and summary.txt.
+# Exit: 0 all passed, 1 a scenario failed, 2 usage or setup error.
+#
+# A scenario FAILs on a non-zero exit, a timeout, a guest that dies or hangs,
+# and on any kernel splat in its console or dmesg (see SPLAT_PATTERNS in
+# lib.sh; "# sroce-vm: ignore-splat ERE" lines in a scenario exempt lines).
+
+set -euo pipefail
+
+# shellcheck source=tools/testing/sroce-vm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+KERNELS=stock
+TIMEOUT=""
+BOOT_TIMEOUT=""
+TOTAL_TIMEOUT=7200
+CPUS=2
+MEM=2048
+ACCEL=auto
+RUN=""
+BUILD_KO=1
+SHOW_CONSOLE=0
+APPEND=""
+SCENARIOS=()
+
+QEMU_PID=""
+FAILED=0
+FORCE_BZIMAGE=0
+
+usage() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) KERNELS=${2:?}; shift ;;
+		--timeout) TIMEOUT=${2:?}; shift ;;
+		--boot-timeout) BOOT_TIMEOUT=${2:?}; shift ;;
+		--total-timeout) TOTAL_TIMEOUT=${2:?}; shift ;;
+		--cpus) CPUS=${2:?}; shift ;;
+		--mem) MEM=${2:?}; shift ;;
+		--accel) ACCEL=${2:?}; shift ;;
+		--append) APPEND+=" ${2:?}"; shift ;;
+		--results) RUN=${2:?}; shift ;;
+		--no-build) BUILD_KO=0 ;;
+		--show-console) SHOW_CONSOLE=1 ;;
+		-h|--help) usage ;;
+		-*) vm_say "unknown option $1"; usage ;;
+		*) SCENARIOS+=("$1") ;;
+		esac
+		shift
+	done
+	[ ${#SCENARIOS[@]} -gt 0 ] || { vm_say "no scenario given"; usage; }
+	KERNELS=${KERNELS//,/ }
+}
+
+resolve_scenario() {
+	local s=$1
+	if [ -f "$VM_DIR/scenarios/$s.sh" ]; then
+		echo "$VM_DIR/scenarios/$s.sh"
+	elif [ -f "$s" ]; then
+		realpath "$s"
+	else
+		vm_die "no scenario '$s' (not in $VM_DIR/scenarios/, not a file)"
+	fi
+}
+
+# shellcheck disable=SC2317 # called by trap
+cleanup() {
+	if [ -n "$QEMU_PID" ]; then kill "$QEMU_PID" 2>/dev/null || true; fi
+}
+
+# ---------------------------------------------------------------------------
+# QEMU
+
+pick_accel() {
+	case $ACCEL in
+	tcg) ACCEL_ARGS=(-accel "tcg,thread=multi") ;;
+	kvm) ACCEL_ARGS=(-accel kvm -cpu host) ;;
+	auto)
+		if kvm_works; then
+			ACCEL_ARGS=(-accel kvm -cpu host)
+		else
+			ACCEL_ARGS=(-accel "tcg,thread=multi")
+		fi ;;
+	*) vm_die "--accel must be auto, tcg or kvm" ;;
+	esac
+	vm_say "accelerator: ${ACCEL_ARGS[*]}"
+}
+
+# KVM is used only if a VM really starts with it.
+kvm_works() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	echo quit | timeout 20 qemu-system-x86_64 -accel kvm -machine pc -nodefaults \
+		-display none -monitor stdio -S >/dev/null 2>&1
+}
+
+# start_qemu JOBDIR KERNEL_IMAGE INITRD TOKEN
+start_qemu() {
+	local job=$1 image=$2 initrd=$3 token=$4 cmdline
+	cmdline="console=ttyS0,115200 panic=-1 oops=panic printk.devkmsg=on"
+	cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
+	cmdline+=" sroce.token=$token${K_CMDLINE:+ $K_CMDLINE}$APPEND"
+	qemu-system-x86_64 -nodefaults -machine pc "${ACCEL_ARGS[@]}" \
+		-smp "$CPUS" -m "$MEM" -nic none -display none -vga none -monitor none \
+		-no-reboot -serial "file:$job/console.raw" \
+		-kernel "$image" -initrd "$initrd" -append "$cmdline" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$K_MODTREE,mount_tag=modtree,security_model=none,readonly=on" \
+		-virtfs "local,path=$SROCE_TOP,mount_tag=top,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$job,mount_tag=job,security_model=none" \
+		</dev/null >"$job/qemu.log" 2>&1 &
+	QEMU_PID=$!
+}
+
+# wait_marker FILE STRING DEADLINE: 0 found, 1 deadline, 2 QEMU exited.
+wait_marker() {
+	while :; do
+		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+		if ! kill -0 "$QEMU_PID" 2>/dev/null; then
+			grep -qF -- "$2" "$1" 2>/dev/null && return 0
+			return 2
+		fi
+		[ "$SECONDS" -lt "$3" ] || return 1
+		sleep 0.3
+	done
+}
+
+stop_qemu() {
+	local _
+	for _ in $(seq 1 "${1:-0}"); do
+		kill -0 "$QEMU_PID" 2>/dev/null || break
+		sleep 1
+	done
+	kill "$QEMU_PID" 2>/dev/null || true
+	wait "$QEMU_PID" 2>/dev/null || true
+	QEMU_PID=""
+}
+
+# ---------------------------------------------------------------------------
+# One scenario on the resolved kernel.
+
+write_job_env() {
+	local job=$1 scenario=$2 name=$3 timeout=$4 ko=""
+	if [ -n "$KO_PATH" ]; then
+		cp "$KO_PATH" "$job/sroce.ko"
+		ko=$job/sroce.ko
+	fi
+	{
+		echo "SROCE_KERNEL=$(shq "$K_NAME")"
+		echo "SROCE_RELEASE=$(shq "$K_RELEASE")"
+		echo "SROCE_KO=$(shq "$ko")"
+		echo "SROCE_KO_ERROR=$(shq "$KO_ERROR")"
+		echo "SROCE_RESULTS=$(shq "$job/results")"
+		echo "SROCE_TOP=$(shq "$SROCE_TOP")"
+		echo "SROCE_VM_LIB=$(shq "$VM_DIR/guest-lib.sh")"
+		echo "SROCE_MODULES=$(shq "$job/modules")"
+		echo "SCENARIO_NAME=$(shq "$name")"
+		echo "SCENARIO_PATH=$(shq "$scenario")"
+		echo "SCENARIO_TIMEOUT=$(shq "$timeout")"
+		echo "JOB_DIR=$(shq "$job")"
+		echo "KMEMLEAK=$([ "$K_NAME" = debug ] && echo 1 || echo 0)"
+	} >"$job/job.env"
+}
+
+# Scenarios outside the checkout are copied into the job directory, which
+# the guest sees at the same path.
+guest_scenario_path() {
+	local scenario=$1 job=$2
+	case $scenario in
+	"$SROCE_TOP"/*) echo "$scenario" ;;
+	*) cp "$scenario" "$job/scenario.sh"; echo "$job/scenario.sh" ;;
+	esac
+}
+
+# "# sroce-vm: build-module DIR" (DIR relative to this directory): build it
+# for this kernel and put its .ko files in $SROCE_MODULES.
+build_scenario_modules() {
+	local scenario=$1 job=$2 dir out
+	mkdir -p "$job/modules"
+	while IFS= read -r dir; do
+		out=$(build_module "$VM_DIR/$dir") || return 1
+		cp "$out"/*.ko "$job/modules/"
+	done < <(scenario_header "$scenario" build-module)
+}
+
+scenario_timeout() {
+	local t
+	if [ -n "$TIMEOUT" ]; then echo "$TIMEOUT"; return; fi
+	t=$(scenario_header "$1" timeout | head -n 1)
+	echo "${t:-300}"
+}
+
+# boot_vm JOB INITRD TOKEN: starts QEMU and waits for init; falls back to
+# the bzImage once if the PVH vmlinux does not start.  Sets BOOT_STATE
+# (ok|timeout|died) and BOOT_TIME.
+boot_vm() {
+	local job=$1 initrd=$2 token=$3 image t0 deadline rc=0
+	image=$K_VMLINUX
+	if [ -z "$image" ] || [ "$FORCE_BZIMAGE" = 1 ]; then image=$K_BZIMAGE; fi
+	t0=$(now)
+	deadline=$((SECONDS + ${BOOT_TIMEOUT:-$K_BOOT_TIMEOUT}))
+	[ "$deadline" -le "$TOTAL_DEADLINE" ] || deadline=$TOTAL_DEADLINE
+	start_qemu "$job" "$image" "$initrd" "$token"
+	wait_marker "$job/console.raw" "SROCE-BOOTED $token" "$deadline" || rc=$?
+	if [ "$rc" = 2 ] && [ "$image" = "$K_VMLINUX" ] && [ ! -s "$job/console.raw" ]; then
+		vm_say "QEMU did not start the PVH vmlinux ($(head -c 200 "$job/qemu.log")); using the bzImage"
+		FORCE_BZIMAGE=1
+		stop_qemu
+		boot_vm "$@"
+		return
+	fi
+	BOOT_TIME=$(elapsed "$t0")
+	case $rc in
+	0) BOOT_STATE=ok ;;
+	1) BOOT_STATE=timeout ;;
+	*) BOOT_STATE=died ;;
+	esac
+}
+
+# judge JOB SCENARIO NAME TOKEN TIMEOUT -> prints the failure reason, or
+# nothing for a pass.
+judge() {
+	local job=$1 scenario=$2 name=$3 token=$4 timeout=$5 console=$1/console.log
+	local reasons=() rc fatal splat ignores=()
+	fatal=$(sed -n "s/^SROCE-FATAL $token //p" "$console" | head -n 1)
+	[ -z "$fatal" ] || reasons+=("guest init: $fatal")
+	case $BOOT_STATE in
+	timeout) reasons+=("boot timeout after ${BOOT_TIME}s") ;;
+	died) [ -n "$fatal" ] || reasons+=("VM died during boot") ;;
+	esac
+	if [ "$BOOT_STATE" = ok ]; then
+		rc=$(sed -n "s/^SROCE-RESULT $token $name \([0-9]*\)$/\1/p" "$console" | tail -n 1)
+		if [ -z "$rc" ]; then
+			if grep -q 'Kernel panic' "$console"; then
+				reasons+=("kernel panic during the scenario")
+			elif [ "$WAIT_STATE" = timeout ]; then
+				reasons+=("VM hung: no result within ${timeout}s + grace")
+			else
+				reasons+=("VM died during the scenario")
+			fi
+		elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			reasons+=("timeout after ${timeout}s")
+		elif [ "$rc" != 0 ]; then
+			reasons+=("exit $rc")
+		elif ! grep -q "^SROCE-DONE $token" "$console"; then
+			reasons+=("post-scenario checks did not finish")
+		fi
+	fi
+	mapfile -t ignores < <(scenario_header "$scenario" ignore-splat)
+	splat=$(splat_lines "$console" "$job/dmesg.txt" "${ignores[@]}" | head -n 1)
+	[ -z "$splat" ] || reasons+=("kernel splat: ${splat:0:160}")
+	if [ ${#reasons[@]} -gt 0 ]; then
+		local IFS=$'\x1f' joined
+		joined="${reasons[*]}"
+		echo "${joined//$'\x1f'/; }"
+	fi
+}
+
+show_console() {
+	local job=$1 n
+	n=$(wc -l <"$job/console.log")
+	{
+		echo "----- console of $2 [$K_NAME] ($n lines, $job/console.log) -----"
+		if [ "$n" -gt 400 ]; then
+			echo "[... first $((n - 400)) lines omitted ...]"
+		fi
+		tail -n 400 "$job/console.log"
+		echo "----- end of console -----"
+		if [ -s "$job/qemu.log" ]; then
+			echo "----- qemu.log -----"
+			cat "$job/qemu.log"
+		fi
+	} >&2
+}
+
+run_scenario() {
+	local scenario=$1 name job token timeout gpath reason t0 deadline rc=0
+	name=$(basename "$scenario" .sh)
+	job=$RUN/$K_NAME/$name
+	while [ -e "$job" ]; do job=$job+; done
+	mkdir -p "$job/results"
+	if [ "$SECONDS" -ge "$TOTAL_DEADLINE" ]; then
+		report "$name" "total timeout (${TOTAL_TIMEOUT}s) reached before it started"
+		return
+	fi
+	token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+	timeout=$(scenario_timeout "$scenario")
+	gpath=$(guest_scenario_path "$scenario" "$job")
+	write_job_env "$job" "$gpath" "$name" "$timeout"
+	if ! build_scenario_modules "$scenario" "$job"; then
+		report "$name" "a module of its build-module lines did not build"
+		return
+	fi
+	vm_say "$name [$K_NAME]: booting ($job)"
+	t0=$(now)
+	boot_vm "$job" "$RUN/$K_NAME/initramfs.cpio" "$token"
+	WAIT_STATE=none
+	if [ "$BOOT_STATE" = ok ]; then
+		vm_say "$name [$K_NAME]: booted in ${BOOT_TIME}s, running (timeout ${timeout}s)"
+		deadline=$((SECONDS + timeout + 20 + K_POST_TIMEOUT))
+		[ "$deadline" -le "$TOTAL_DEADLINE" ] || deadline=$TOTAL_DEADLINE
+		wait_marker "$job/console.raw" "SROCE-DONE $token" "$deadline" || rc=$?
+		case $rc in
+		0) WAIT_STATE=finished ;;
+		1) WAIT_STATE=timeout ;;
+		*) WAIT_STATE=died ;;
+		esac
+	fi
+	stop_qemu 15
+	tr -d '\r' <"$job/console.raw" >"$job/console.log"
+	reason=$(judge "$job" "$scenario" "$name" "$token" "$timeout")
+	vm_say "$name [$K_NAME]: finished in $(elapsed "$t0")s (boot ${BOOT_TIME}s)"
+	if [ -n "$reason" ] || [ "$SHOW_CONSOLE" = 1 ]; then show_console "$job" "$name"; fi
+	report "$name" "$reason"
+}
+
+report() {
+	local line
+	if [ -z "$2" ]; then
+		line="PASS: $1 [$K_NAME]"
+	else
+		line="FAIL: $1 [$K_NAME] ($2)"
+		FAILED=1
+	fi
+	echo "$line"
+	echo "$line" >>"$RUN/summary.txt"
+}
+
+prepare_kernel() {
+	kernel_resolve "$1"
+	mkdir -p "$RUN/$K_NAME"
+	make_initramfs "$RUN/$K_NAME/initramfs.cpio"
+	KO_PATH=""
+	KO_ERROR="not built (--no-build)"
+	if [ "$BUILD_KO" = 1 ]; then build_ko; fi
+	FORCE_BZIMAGE=0
+}
+
+main() {
+	local k s scenarios=()
+	parse_args "$@"
+	for s in "${SCENARIOS[@]}"; do scenarios+=("$(resolve_scenario "$s")"); done
+	TOTAL_DEADLINE=$((SECONDS + TOTAL_TIMEOUT))
+	if [ -z "$RUN" ]; then
+		prune_runs
+		mkdir -p "$VM_RUNS"
+		RUN=$(mktemp -d "$VM_RUNS/$(date +%Y%m%d-%H%M%S)-XXXX")
+	fi
+	mkdir -p "$RUN"
+	RUN=$(realpath "$RUN")
+	vm_say "results in $RUN"
+	trap cleanup EXIT
+	pick_accel
+	for k in $KERNELS; do
+		prepare_kernel "$k"
+		for s in "${scenarios[@]}"; do run_scenario "$s"; done
+	done
+	exit "$FAILED"
+}
+
+main "$@"

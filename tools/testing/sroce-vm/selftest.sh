@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Self-test of the VM harness.  On each kernel, scenario "smoke" must PASS
+# and every negative scenario must FAIL, for the right reason:
+#   selftest-splat    a fake "WARNING:" line written to /dev/kmsg (exit 0)
+#   selftest-warn     a real WARN() from a test module
+#   selftest-crash    a kernel panic (sysrq c)
+#   selftest-timeout  outlives its 10 s limit
+# and on the debug kernel only:
+#   selftest-kasan    a slab out-of-bounds write (KASAN report)
+#   selftest-leak     leaked allocations (kmemleak report)
+#
+# Usage: tools/testing/sroce-vm/selftest.sh [--kernel stock,debug] [--quick]
+#   --quick   smoke and selftest-splat only
+# Prints run.sh's lines, one "ok"/"not ok" line per check, and
+# "harness selftest: N passed, N failed".  Exit: 0 only if every check held.
+
+set -euo pipefail
+
+# shellcheck source=tools/testing/sroce-vm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+KERNELS=stock,debug
+QUICK=0
+PASSED=0
+FAILED=0
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) KERNELS=${2:?}; shift ;;
+		--quick) QUICK=1 ;;
+		*) vm_die "usage: $0 [--kernel stock,debug] [--quick]" ;;
+		esac
+		shift
+	done
+}
+
+check() { # DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok - $what"
+		PASSED=$((PASSED + 1))
+	else
+		echo "not ok - $what"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+has_line() { grep -qE -- "$1" "$2"; }
+
+# The expected verdict of each scenario, as an ERE after "PASS: "/"FAIL: ".
+declare -A EXPECT=(
+	[smoke]='PASS: smoke \[@K@\]$'
+	[selftest-splat]='FAIL: selftest-splat \[@K@\] \(kernel splat: .*WARNING: CPU: 0 PID: 1 at fake/'
+	[selftest-warn]='FAIL: selftest-warn \[@K@\] \(.*kernel splat: .*WARNING: .*sroce_vm_selftest\.c'
+	[selftest-crash]='FAIL: selftest-crash \[@K@\] \(kernel panic'
+	[selftest-timeout]='FAIL: selftest-timeout \[@K@\] \(timeout after 10s\)$'
+	[selftest-kasan]='FAIL: selftest-kasan \[@K@\] \(.*kernel splat: .*BUG: KASAN: slab-out-of-bounds'
+	[selftest-leak]='FAIL: selftest-leak \[@K@\] \(kernel splat: unreferenced object'
+)
+
+scenarios_for() {
+	echo smoke selftest-splat
+	[ "$QUICK" = 1 ] && return
+	echo selftest-warn selftest-crash selftest-timeout
+	[ "$1" = debug ] && echo selftest-kasan selftest-leak
+	return 0
+}
+
+# test_kernel RUNDIR KERNEL
+test_kernel() {
+	local run=$1 k=$2 out=$1/stdout.$2 rc=0 s scenarios
+	read -r -a scenarios <<<"$(scenarios_for "$k" | tr '\n' ' ')"
+	"$VM_DIR/run.sh" --kernel "$k" --results "$run" "${scenarios[@]}" >"$out" || rc=$?
+	cat "$out"
+	check "[$k] run.sh exits 1 when a scenario fails (got $rc)" [ "$rc" = 1 ]
+	check "[$k] one line per scenario" \
+		[ "$(grep -cE '^(PASS|FAIL): ' "$out")" = ${#scenarios[@]} ]
+	for s in "${scenarios[@]}"; do
+		check "$s [$k]: ${EXPECT[$s]//@K@/$k}" has_line "^${EXPECT[$s]//@K@/$k}" "$out"
+	done
+	check "smoke [$k]: its results reached the host" \
+		has_line "^smoke ran on " "$run/$k/smoke/results/smoke.txt"
+}
+
+main() {
+	local run k
+	parse_args "$@"
+	mkdir -p "$VM_RUNS"
+	run=$(mktemp -d "$VM_RUNS/$(date +%Y%m%d-%H%M%S)-selftest-XXXX")
+	for k in ${KERNELS//,/ }; do test_kernel "$run" "$k"; done
+	echo "harness selftest: $PASSED passed, $FAILED failed"
+	[ "$FAILED" = 0 ]
+}
+
+main "$@"
