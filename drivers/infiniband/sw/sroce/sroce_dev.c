@@ -161,19 +161,25 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_RXE,	/* the user ABI of librxe */
 	.uverbs_abi_ver = 2,
 
-	.alloc_ucontext = sroce_alloc_ucontext,
-	.dealloc_driver = sroce_dealloc_driver,
-	.dealloc_ucontext = sroce_dealloc_ucontext,
+	/* registration and teardown */
 	.enable_driver = sroce_enable_driver,
-	.get_link_layer = sroce_get_link_layer,
-	.get_port_immutable = sroce_get_port_immutable,
-	.modify_device = sroce_modify_device,
-	.modify_port = sroce_modify_port,
-	.query_device = sroce_query_device,
-	.query_pkey = sroce_query_pkey,
-	.query_port = sroce_query_port,
+	.dealloc_driver = sroce_dealloc_driver,
 
+	/* the device */
+	.query_device = sroce_query_device,
+	.modify_device = sroce_modify_device,
+
+	/* its port (sroce_port.c) */
+	.get_port_immutable = sroce_get_port_immutable,
+	.get_link_layer = sroce_get_link_layer,
+	.query_port = sroce_query_port,
+	.modify_port = sroce_modify_port,
+	.query_pkey = sroce_query_pkey,
+
+	/* user contexts */
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
 };
 
 static int sroce_dev_check_netdev(struct net_device *ndev)
