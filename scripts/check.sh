@@ -8,7 +8,7 @@
 #   sparse      make C=2, no sparse report
 #   checkpatch  checkpatch.pl --strict: 0 errors, warnings and checks
 #   kernel-doc  scripts/kernel-doc on every source file, no warning
-#   shellcheck  every shell script of the project
+#   shell       shellcheck on every shell script of the project
 #   kunit.*     every KUnit case, in a QEMU kernel built from linux-source
 #   vm:*        each VM scenario on the stock Debian kernel and on the
 #               debug (KASAN, lockdep, kmemleak) kernel

@@ -12,7 +12,8 @@ source "$(dirname "$0")/env.sh"
 
 cp_dir=$("$(dirname "$0")/kernel-scripts.sh")
 cd "$SROCE_TOP"
-mapfile -t files < <(find drivers include -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+# What git tracks: build products (sroce.mod.c, ...) are not sources.
+mapfile -t files < <(git ls-files 'drivers/*.[ch]' 'include/*.[ch]')
 if [ "${#files[@]}" -eq 0 ]; then
 	echo "checkpatch: no source files found" >&2
 	exit 1

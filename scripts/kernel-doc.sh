@@ -10,7 +10,8 @@ source "$(dirname "$0")/env.sh"
 
 kdir=$("$SROCE_TOP/scripts/kernel-scripts.sh")
 cd "$SROCE_TOP"
-mapfile -t files < <(find drivers include -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+# What git tracks: build products (sroce.mod.c, ...) are not sources.
+mapfile -t files < <(git ls-files 'drivers/*.[ch]' 'include/*.[ch]')
 out=$("$kdir/scripts/kernel-doc" -none "${files[@]}" 2>&1 || true)
 if [ -n "$out" ]; then
 	echo "$out"

@@ -33,12 +33,12 @@ rdma dev show || sroce_fail "rdma dev show"
 rdma link show || sroce_fail "rdma link show"
 [ -d /sys/class/infiniband_verbs ] || sroce_fail "ib_uverbs is not there"
 
-# Autoload is refused and logged: a dummy link needs rtnl-link-dummy, which
-# is built neither into the stock nor the debug kernel.
-if /usr/sbin/ip link add dummy0 type dummy 2>/dev/null; then
+# Autoload is refused and logged: an ifb link needs rtnl-link-ifb, a module
+# on the stock kernel and absent from the debug kernel.
+if /usr/sbin/ip link add ifb9 type ifb 2>/dev/null; then
 	sroce_fail "module autoload was not refused"
 fi
-dmesg | grep -q 'refused autoload: .*rtnl-link-dummy' || sroce_fail "guard did not log the refusal"
+dmesg | grep -q 'refused autoload: .*rtnl-link-ifb' || sroce_fail "guard did not log the refusal"
 sroce_log "autoload of rtnl-link-dummy was refused"
 
 # rdma_rxe is there to load by hand (not autoloaded).
