@@ -23,6 +23,9 @@ cd "$SROCE_TOP" || exit 1
 
 logdir="$SROCE_CACHE/results/check-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$logdir"
+# Keep the logs of the last ten runs.
+find "$SROCE_CACHE/results" -mindepth 1 -maxdepth 1 -name 'check-*' |
+	sort | head -n -10 | xargs -r rm -rf
 passed=0
 failed=0
 
