@@ -56,22 +56,14 @@ run_step() {
 	return 1
 }
 
-check_build() {
-	if run_step build make -C "$SROCE_TOP" modules W=1 &&
-	   ! grep -E '(warning|error):' "$logdir/build.log"; then
-		pass "build (W=1, no warnings)"
+# check_quiet_make STEP DESCRIPTION TARGET: make TARGET with W=1 must
+# succeed without a single compiler or sparse warning.
+check_quiet_make() {
+	if run_step "$1" make -C "$SROCE_TOP" "$3" W=1 &&
+	   ! grep -E '(warning|error):' "$logdir/$1.log"; then
+		pass "$2"
 	else
-		fail "build (W=1, no warnings)"
-	fi
-}
-
-check_sparse() {
-	# C=2 checks every file, whether or not it needs rebuilding.
-	if run_step sparse make -C "$SROCE_TOP" sparse W=1 &&
-	   ! grep -E '(warning|error):' "$logdir/sparse.log"; then
-		pass "sparse (C=2)"
-	else
-		fail "sparse (C=2)"
+		fail "$2"
 	fi
 }
 
@@ -156,8 +148,9 @@ if ! scripts/setup.sh >"$logdir/setup.log" 2>&1; then
 	exit 1
 fi
 
-wanted build && check_build
-wanted sparse && check_sparse
+wanted build && check_quiet_make build "build (W=1, no warnings)" modules
+# C=2 checks every file, whether or not it needs rebuilding.
+wanted sparse && check_quiet_make sparse "sparse (C=2)" sparse
 wanted checkpatch && check_checkpatch
 wanted kernel-doc && check_kerneldoc
 wanted shellcheck && check_shellcheck
