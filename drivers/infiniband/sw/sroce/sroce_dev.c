@@ -248,6 +248,9 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	sroce_dev_init_ibdev(sdev, ndev);
 	sroce_dev_init_attr(sdev);
 	sroce_port_init(&sdev->port, ndev);
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->keys, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT_NUM);
 	if (err)

@@ -8,8 +8,10 @@
 #ifndef SROCE_DEV_H
 #define SROCE_DEV_H
 
+#include <linux/atomic.h>
 #include <linux/netdevice.h>
 #include <linux/sizes.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_port.h"
@@ -38,6 +40,37 @@
 #define SROCE_MAX_MCAST_QP_ATTACH	56
 #define SROCE_VENDOR_ID			0xffffff
 
+/* QPNs handed out to QPs other than QP0/QP1; 24 bits on the wire. */
+#define SROCE_MIN_QPN			16
+#define SROCE_MAX_QPN			((1U << 24) - 1)
+/* MR and MW keys: a 24-bit index, then an 8-bit variant. */
+#define SROCE_MIN_KEY_INDEX		1
+#define SROCE_MAX_KEY_INDEX		((1U << 24) - 1)
+#define SROCE_MAX_AH_NUM		((1U << 24) - 1)
+
+/**
+ * struct sroce_res - object counts of one device, against its limits
+ * @pd: protection domains
+ * @ah: address handles
+ * @cq: completion queues
+ * @srq: shared receive queues
+ * @qp: queue pairs
+ * @mr: memory regions
+ * @mw: memory windows
+ *
+ * A verb that creates an object takes a count first with sroce_res_get()
+ * and gives it back when the object is destroyed or creation fails.
+ */
+struct sroce_res {
+	atomic_t pd;
+	atomic_t ah;
+	atomic_t cq;
+	atomic_t srq;
+	atomic_t qp;
+	atomic_t mr;
+	atomic_t mw;
+};
+
 /**
  * struct sroce_dev - an sroce RDMA device
  * @ibdev: the ib_core device; must stay first (ib_alloc_device)
@@ -46,6 +79,16 @@
  * @ifindex: @ndev's ifindex, the key in the device map
  * @attr: device attributes reported by query_device
  * @port: port 1
+ * @res: object counts
+ * @qps: QPN -> struct sroce_qp, for the receive path (XA_FLAGS_ALLOC)
+ * @next_qpn: cursor of the cyclic QPN allocation in @qps
+ * @keys: key index (key >> 8) -> MR or MW, as a tagged pointer (see
+ *	sroce_mr.h); lkeys and rkeys share the index space so that an rkey
+ *	on the wire names exactly one object
+ * @next_key: cursor of the cyclic key index allocation
+ * @ahs: ah_num -> struct sroce_ah, for UD WQEs of user QPs; the lock is
+ *	taken with interrupts off (AHs come and go in atomic context)
+ * @next_ah: cursor of the cyclic ah_num allocation
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -53,11 +96,43 @@ struct sroce_dev {
 	int ifindex;
 	struct ib_device_attr attr;
 	struct sroce_port port;
+	struct sroce_res res;
+	struct xarray qps;
+	u32 next_qpn;
+	struct xarray keys;
+	u32 next_key;
+	struct xarray ahs;
+	u32 next_ah;
 };
 
 static inline struct sroce_dev *to_sroce_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+/**
+ * sroce_res_get() - count one more object against a device limit
+ * @count: the object count in struct sroce_res
+ * @max: the device limit
+ *
+ * Return: 0, or -ENOMEM when the device already has @max objects.
+ */
+static inline int sroce_res_get(atomic_t *count, int max)
+{
+	if (atomic_inc_return(count) > max) {
+		atomic_dec(count);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * sroce_res_put() - give back a count taken by sroce_res_get()
+ * @count: the object count
+ */
+static inline void sroce_res_put(atomic_t *count)
+{
+	atomic_dec(count);
 }
 
 int sroce_dev_add(const char *name, struct net_device *ndev);
