@@ -33,11 +33,13 @@ setup:
 debug-kernel:
 	scripts/debug-kernel.sh
 
+VM_SCENARIOS := $(addprefix tools/testing/sroce-vm/scenarios/,device.sh verbs.sh)
+
 vm-test:
-	tools/testing/sroce-vm/run.sh --kernel stock $(wildcard tools/testing/sroce-vm/scenarios/device*.sh)
+	tools/testing/sroce-vm/run.sh --kernel stock $(VM_SCENARIOS)
 
 vm-test-debug:
-	tools/testing/sroce-vm/run.sh --kernel debug $(wildcard tools/testing/sroce-vm/scenarios/device*.sh)
+	tools/testing/sroce-vm/run.sh --kernel debug $(VM_SCENARIOS)
 
 check:
 	scripts/check.sh

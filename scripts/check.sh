@@ -125,6 +125,7 @@ check_vm() {
 	echo "== vm-$kernel"
 	tools/testing/sroce-vm/run.sh --kernel "$kernel" \
 		tools/testing/sroce-vm/scenarios/device.sh \
+		tools/testing/sroce-vm/scenarios/verbs.sh \
 		>"$out" 2>"$logdir/vm-$kernel.log"
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then
 		tail -n 60 "$logdir/vm-$kernel.log"

@@ -11,7 +11,9 @@
 #                       scenario's "# sroce-vm: timeout S" line, else 300)
 #   --boot-timeout S    until the guest's init is up (stock 120, debug 300)
 #   --total-timeout S   for the whole invocation (default 7200)
-#   --cpus N            vCPUs (default 2)        --mem MIB   (default 2048)
+#   --cpus N            vCPUs (default 2)
+#   --mem MIB           guest memory (default: the scenario's
+#                       "# sroce-vm: mem MIB" line, else 2048)
 #   --accel A           auto|tcg|kvm (default auto: KVM only if it works)
 #   --append ARGS       extra kernel command-line arguments
 #   --results DIR       run directory (default $SROCE_CACHE/vm-runs/<time>)
@@ -40,7 +42,8 @@ TIMEOUT=""
 BOOT_TIMEOUT=""
 TOTAL_TIMEOUT=7200
 CPUS=2
-MEM=2048
+MEM=""
+VM_MEM=2048
 ACCEL=auto
 RUN=""
 BUILD_KO=1
@@ -126,7 +129,7 @@ start_qemu() {
 	cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 	cmdline+=" sroce.token=$token${K_CMDLINE:+ $K_CMDLINE}$APPEND"
 	qemu-system-x86_64 -nodefaults -machine pc "${ACCEL_ARGS[@]}" \
-		-smp "$CPUS" -m "$MEM" -nic none -display none -vga none -monitor none \
+		-smp "$CPUS" -m "$VM_MEM" -nic none -display none -vga none -monitor none \
 		-no-reboot -serial "file:$job/console.raw" \
 		-kernel "$image" -initrd "$initrd" -append "$cmdline" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
@@ -206,6 +209,13 @@ build_scenario_modules() {
 		out=$(build_module "$VM_DIR/$dir") || return 1
 		cp "$out"/*.ko "$job/modules/"
 	done < <(scenario_header "$scenario" build-module)
+}
+
+scenario_mem() {
+	local m
+	if [ -n "$MEM" ]; then echo "$MEM"; return; fi
+	m=$(scenario_header "$1" mem | head -n 1)
+	echo "${m:-2048}"
 }
 
 scenario_timeout() {
@@ -310,6 +320,7 @@ run_scenario() {
 	fi
 	token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 	timeout=$(scenario_timeout "$scenario")
+	VM_MEM=$(scenario_mem "$scenario")
 	gpath=$(guest_scenario_path "$scenario" "$job")
 	write_job_env "$job" "$gpath" "$name" "$timeout"
 	if ! build_scenario_modules "$scenario" "$job"; then

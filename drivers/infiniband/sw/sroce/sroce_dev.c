@@ -24,9 +24,19 @@
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
+#include "sroce_ah.h"
+#include "sroce_cq.h"
 #include "sroce_dev.h"
+#include "sroce_mr.h"
+#include "sroce_mw.h"
+#include "sroce_pd.h"
 #include "sroce_port.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
+#include "sroce_srq.h"
+#include "sroce_wq.h"
 
 /*
  * ifindex -> struct sroce_dev. Writers hold sroce_devs_mutex (xarray's own
@@ -131,6 +141,20 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/**
+ * sroce_udata_ucontext() - the user context a verb's udata came with
+ * @udata: the udata of a verb called from user space (not NULL)
+ *
+ * Return: the ib_ucontext of the calling process's device file.
+ */
+struct ib_ucontext *sroce_udata_ucontext(struct ib_udata *udata)
+{
+	struct sroce_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+
+	return &uc->ibuc;
+}
+
 static int sroce_enable_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibdev);
@@ -154,6 +178,11 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&sroce_devs_mutex);
 	if (old == sdev)
 		pr_info("%s: removed\n", dev_name(&ibdev->dev));
+
+	/* ib_core destroyed every object of the device before this. */
+	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->keys);
+	xa_destroy(&sdev->ahs);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -176,10 +205,60 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.modify_port = sroce_modify_port,
 	.query_pkey = sroce_query_pkey,
 
-	/* user contexts */
+	/* user contexts and their ring mappings (sroce_queue.c) */
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+
+	/* protection domains (sroce_pd.c) */
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	.alloc_pd = sroce_alloc_pd,
+	.dealloc_pd = sroce_dealloc_pd,
+
+	/* address handles (sroce_ah.c) */
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	.create_ah = sroce_create_ah,
+	.create_user_ah = sroce_create_ah,
+	.query_ah = sroce_query_ah,
+	.destroy_ah = sroce_destroy_ah,
+
+	/* completion queues (sroce_cq.c) */
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	.create_cq = sroce_create_cq,
+	.destroy_cq = sroce_destroy_cq,
+	.resize_cq = sroce_resize_cq,
+	.poll_cq = sroce_poll_cq,
+	.peek_cq = sroce_peek_cq,
+	.req_notify_cq = sroce_req_notify_cq,
+
+	/* shared receive queues (sroce_srq.c) */
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+	.create_srq = sroce_create_srq,
+	.modify_srq = sroce_modify_srq,
+	.query_srq = sroce_query_srq,
+	.destroy_srq = sroce_destroy_srq,
+	.post_srq_recv = sroce_post_srq_recv,
+
+	/* queue pairs (sroce_qp.c) and their work queues (sroce_wq.c) */
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	.create_qp = sroce_create_qp,
+	.modify_qp = sroce_modify_qp,
+	.query_qp = sroce_query_qp,
+	.destroy_qp = sroce_destroy_qp,
+	.post_send = sroce_post_send,
+	.post_recv = sroce_post_recv,
+
+	/* memory regions (sroce_mr.c) and windows (sroce_mw.c) */
+	.get_dma_mr = sroce_get_dma_mr,
+	.reg_user_mr = sroce_reg_user_mr,
+	.dereg_mr = sroce_dereg_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
+	.alloc_mw = sroce_alloc_mw,
+	.dealloc_mw = sroce_dealloc_mw,
 };
 
 static int sroce_dev_check_netdev(struct net_device *ndev)

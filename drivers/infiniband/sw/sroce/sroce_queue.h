@@ -32,6 +32,7 @@
 #ifndef SROCE_QUEUE_H
 #define SROCE_QUEUE_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -49,6 +50,12 @@ enum sroce_queue_kind {
 	SROCE_QUEUE_TO_USER,
 	SROCE_QUEUE_KERNEL,
 };
+
+/*
+ * Largest slot area of one ring (slot count times slot size), so that a
+ * ring stays well inside what vmalloc and struct mminfo's u32 size take.
+ */
+#define SROCE_QUEUE_MAX_DATA	SZ_1G
 
 struct sroce_mmap_entry;
 
@@ -104,11 +111,27 @@ static inline u32 sroce_ring_count(u32 prod, u32 cons, u32 mask)
 	return (prod - cons) & mask;
 }
 
+/**
+ * sroce_ring_empty() - whether a ring holds no entry
+ * @prod: producer index (need not be masked)
+ * @cons: consumer index (need not be masked)
+ * @mask: slot count - 1
+ *
+ * Return: true when the masked indices are equal.
+ */
 static inline bool sroce_ring_empty(u32 prod, u32 cons, u32 mask)
 {
 	return ((prod ^ cons) & mask) == 0;
 }
 
+/**
+ * sroce_ring_full() - whether a ring holds @mask entries
+ * @prod: producer index (need not be masked)
+ * @cons: consumer index (need not be masked)
+ * @mask: slot count - 1
+ *
+ * Return: true when the slot after the producer's is the consumer's.
+ */
 static inline bool sroce_ring_full(u32 prod, u32 cons, u32 mask)
 {
 	return ((prod + 1) & mask) == (cons & mask);

@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce memory regions: registration verbs, and the translation of
+ * (key, iova) to memory that the data path uses.
+ *
+ * Lifetime. An MR is allocated here. Its key index is reserved in
+ * sroce_dev.keys first and the tagged pointer is stored there last, once
+ * the MR is fully built. Lookups run under RCU and take a reference with
+ * kref_get_unless_zero(). dereg unpublishes the key, drops the
+ * registration's reference, waits for the last one to go and frees the
+ * MR with kfree_rcu(), since a lookup may still be looking at it.
+ *
+ * Memory is virtual-DMA: ib_core's "DMA addresses" (map_mr_sg, DMA MRs)
+ * are kernel virtual addresses.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce_dev.h"
+#include "sroce_mr.h"
+#include "sroce_mw.h"
+
+/* Pages of a user MR mapped between two cond_resched() calls. */
+#define SROCE_MR_RESCHED_PAGES		1024
+
+/* map_mr_sg page sizes: what query_device reports in page_size_cap. */
+#define SROCE_FRMR_MIN_PAGE_SIZE	PAGE_SIZE
+#define SROCE_FRMR_MAX_PAGE_SIZE	SZ_2G
+
+/* ---- validation ------------------------------------------------------- */
+
+/**
+ * sroce_mr_access_check() - validate the access flags of a registration
+ * @access: IB_ACCESS_* flags from the consumer
+ *
+ * The known bits are local write, the three remote bits and MW bind.
+ * IB_ACCESS_HUGETLB and the optional range (IB_ACCESS_RELAXED_ORDERING
+ * and friends) are hints and are ignored. IB_ZERO_BASED is for windows.
+ *
+ * Context: any.
+ * Return: 0; -EOPNOTSUPP for on-demand paging; -EINVAL for any other
+ * bit, or for remote write or remote atomic without local write.
+ */
+int sroce_mr_access_check(int access)
+{
+	u32 bits = access;
+
+	if (bits & IB_ACCESS_ON_DEMAND)
+		return -EOPNOTSUPP;
+	if (bits & ~(SROCE_ACCESS_MR | IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL))
+		return -EINVAL;
+	if ((bits & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(bits & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * sroce_mr_page_count() - pages a region spans
+ * @start: address of its first byte
+ * @length: bytes, at least 1
+ * @page_shift: log2 of the page size
+ *
+ * Context: any.
+ * Return: the number of pages that hold [@start, @start + @length).
+ */
+u64 sroce_mr_page_count(u64 start, u64 length, unsigned int page_shift)
+{
+	u64 first = start >> page_shift;
+	u64 last = (start + length - 1) >> page_shift;
+
+	return last - first + 1;
+}
+
+/* ---- creation and destruction ----------------------------------------- */
+
+/*
+ * A new MR: counted, key index reserved, not yet visible. The caller
+ * fills in the kind-specific part and publishes it, or discards it.
+ */
+static struct sroce_mr *sroce_mr_create(struct ib_pd *pd,
+					enum sroce_mr_kind kind)
+{
+	struct sroce_dev *sdev = to_sroce_dev(pd->device);
+	struct sroce_mr *mr;
+	u32 index;
+	int err;
+
+	err = sroce_res_get(&sdev->res.mr, sdev->attr.max_mr);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_put_res;
+	}
+
+	err = sroce_key_reserve(sdev, &index);
+	if (err)
+		goto err_free_mr;
+
+	kref_init(&mr->ref);
+	init_completion(&mr->released);
+	spin_lock_init(&mr->lock);
+	atomic_set(&mr->num_mw, 0);
+	mr->kind = kind;
+	mr->state = SROCE_MR_INVALID;
+	mr->key = sroce_key_first(index);
+	/* ib_core sets these after we return; lookups may come before. */
+	mr->ibmr.device = pd->device;
+	mr->ibmr.pd = pd;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return mr;
+
+err_free_mr:
+	kfree(mr);
+err_put_res:
+	sroce_res_put(&sdev->res.mr);
+	return ERR_PTR(err);
+}
+
+/* Undo sroce_mr_create() for an MR that was never published. */
+static void sroce_mr_discard(struct sroce_mr *mr)
+{
+	struct sroce_dev *sdev = to_sroce_dev(mr->ibmr.device);
+
+	sroce_key_remove(sdev, sroce_key_index(mr->key));
+	kfree(mr);
+	sroce_res_put(&sdev->res.mr);
+}
+
+static void sroce_mr_publish(struct sroce_mr *mr)
+{
+	struct sroce_dev *sdev = to_sroce_dev(mr->ibmr.device);
+
+	sroce_key_publish(sdev, sroce_key_index(mr->key), mr,
+			  SROCE_KEY_TAG_MR);
+}
+
+/**
+ * sroce_get_dma_mr() - ib_device_ops.get_dma_mr
+ * @pd: the PD
+ * @access: IB_ACCESS_* flags
+ *
+ * The MR covers the whole kernel address space: an iova is a kernel
+ * virtual address. ib_alloc_pd() uses it for pd->local_dma_lkey.
+ *
+ * Context: process context, may sleep.
+ * Return: the MR, or an ERR_PTR: -EINVAL/-EOPNOTSUPP for bad @access,
+ * -ENOMEM when out of memory, keys or MRs.
+ */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_access_check(access);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = sroce_mr_create(pd, SROCE_MR_DMA);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	mr->access = access & SROCE_ACCESS_MR;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	mr->state = SROCE_MR_VALID;
+	sroce_mr_publish(mr);
+	return &mr->ibmr;
+}
+
+/* Fill the page map of a user MR from its pinned pages. */
+static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
+{
+	struct sg_page_iter iter;
+	unsigned long n = 0;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (n == mr->num_pages)
+			break;
+		mr->pages[n++] = sg_page_iter_page(&iter);
+		if (!(n % SROCE_MR_RESCHED_PAGES))
+			cond_resched();
+	}
+	return n == mr->num_pages ? 0 : -EFAULT;
+}
+
+static int sroce_reg_user_check(u64 start, u64 length, u64 iova, int access,
+				struct ib_udata *udata)
+{
+	if (udata && udata->inlen)
+		return -EINVAL;
+	if (!length)
+		return -EINVAL;
+	/* Neither range may wrap past 2^64. */
+	if (length - 1 > U64_MAX - iova || length - 1 > U64_MAX - start)
+		return -EINVAL;
+	return sroce_mr_access_check(access);
+}
+
+/**
+ * sroce_reg_user_mr() - ib_device_ops.reg_user_mr
+ * @pd: the PD
+ * @start: user address of the first byte
+ * @length: bytes, at least 1
+ * @iova: the address the consumer uses for @start in work requests
+ * @access: IB_ACCESS_* flags
+ * @udata: user data; librxe sends none
+ *
+ * Pins the pages (ib_umem_get() honours @access: read-only memory cannot
+ * be registered writable) and keeps one struct page pointer per page.
+ * Linear in the number of pages, and reschedules while it walks them.
+ *
+ * Context: process context, may sleep.
+ * Return: the MR, or an ERR_PTR: -EINVAL for bad arguments or driver
+ * data, -EOPNOTSUPP for on-demand paging, -ENOMEM when out of memory,
+ * keys or MRs, or what ib_umem_get() returns (e.g. -EFAULT, -ENOMEM for
+ * RLIMIT_MEMLOCK).
+ */
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	u64 count;
+	int err;
+
+	err = sroce_reg_user_check(start, length, iova, access, udata);
+	if (err)
+		return ERR_PTR(err);
+
+	count = sroce_mr_page_count(start, length, PAGE_SHIFT);
+	/* kvmalloc refuses more than INT_MAX bytes. */
+	if (count > INT_MAX / sizeof(struct page *))
+		return ERR_PTR(-ENOMEM);
+
+	mr = sroce_mr_create(pd, SROCE_MR_USER);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	mr->pages = kvmalloc_array(count, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_discard;
+	}
+	mr->num_pages = count;
+
+	umem = ib_umem_get(pd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_free_pages;
+	}
+
+	err = sroce_mr_fill_pages(mr, umem);
+	if (err)
+		goto err_release_umem;
+
+	mr->umem = umem;
+	mr->page_shift = PAGE_SHIFT;
+	mr->first_offset = start & ~PAGE_MASK;
+	mr->access = access & SROCE_ACCESS_MR;
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->state = SROCE_MR_VALID;
+	sroce_mr_publish(mr);
+	return &mr->ibmr;
+
+err_release_umem:
+	ib_umem_release(umem);
+err_free_pages:
+	kvfree(mr->pages);
+err_discard:
+	sroce_mr_discard(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * sroce_alloc_mr() - ib_device_ops.alloc_mr
+ * @pd: the PD
+ * @type: only IB_MR_TYPE_MEM_REG
+ * @max_num_sg: pages map_mr_sg may map, 1..SROCE_MAX_FAST_REG_PAGES
+ *
+ * The MR starts INVALID; IB_WR_REG_MR (sroce_mr_fast_reg()) validates it.
+ *
+ * Context: process context, may sleep.
+ * Return: the MR, or an ERR_PTR: -EOPNOTSUPP for another @type, -EINVAL
+ * for a bad @max_num_sg, -ENOMEM when out of memory, keys or MRs.
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	mr = sroce_mr_create(pd, SROCE_MR_FRMR);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	mr->page_list = kcalloc(max_num_sg, sizeof(*mr->page_list),
+				GFP_KERNEL);
+	if (!mr->page_list) {
+		sroce_mr_discard(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_pages = max_num_sg;
+	sroce_mr_publish(mr);
+	return &mr->ibmr;
+}
+
+static void sroce_mr_release(struct kref *ref)
+{
+	struct sroce_mr *mr = container_of(ref, struct sroce_mr, ref);
+
+	complete(&mr->released);
+}
+
+/**
+ * sroce_mr_put() - drop a reference
+ * @mr: the MR
+ *
+ * Context: any; never sleeps.
+ */
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	kref_put(&mr->ref, sroce_mr_release);
+}
+
+/**
+ * sroce_dereg_mr() - ib_device_ops.dereg_mr
+ * @ibmr: the MR
+ * @udata: user data, unused
+ *
+ * Unpublishes the key, then waits until no lookup or work request holds
+ * the MR any more before it unpins and frees it.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EBUSY while memory windows are bound to the MR.
+ */
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_sroce_mr(ibmr);
+	struct sroce_dev *sdev = to_sroce_dev(ibmr->device);
+	unsigned long flags;
+
+	/* A bind takes mr->lock to count itself in num_mw, or sees dead. */
+	spin_lock_irqsave(&mr->lock, flags);
+	if (atomic_read(&mr->num_mw)) {
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return -EBUSY;
+	}
+	mr->dead = true;
+	mr->state = SROCE_MR_INVALID;
+	spin_unlock_irqrestore(&mr->lock, flags);
+
+	sroce_key_remove(sdev, sroce_key_index(mr->key));
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	switch (mr->kind) {
+	case SROCE_MR_USER:
+		ib_umem_release(mr->umem);
+		kvfree(mr->pages);
+		break;
+	case SROCE_MR_FRMR:
+		kfree(mr->page_list);
+		break;
+	case SROCE_MR_DMA:
+		break;
+	}
+	sroce_res_put(&sdev->res.mr);
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+/* ---- fast registration ------------------------------------------------ */
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_sroce_mr(ibmr);
+
+	if (mr->mapped >= mr->max_pages)
+		return -ENOMEM;
+	mr->page_list[mr->mapped++] = addr;
+	return 0;
+}
+
+/**
+ * sroce_map_mr_sg() - ib_device_ops.map_mr_sg
+ * @ibmr: an MR from sroce_alloc_mr(); ib_map_mr_sg() has set page_size
+ * @sg: the DMA-mapped (here: kernel virtual) scatterlist
+ * @sg_nents: entries in @sg
+ * @sg_offset: offset into the first entry, updated as ib_sg_to_pages() does
+ *
+ * Records the pages and ibmr->iova/length. They take effect only when an
+ * IB_WR_REG_MR executes, so consumers may map before the LOCAL_INV of the
+ * previous registration has run.
+ *
+ * Context: process context or softirq, as the ULP calls it; the ULP
+ * serialises it against IB_WR_REG_MR of the same MR.
+ * Return: the number of @sg entries mapped, or a negative errno (-EINVAL
+ * for a bad page size or a non fast-reg MR).
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_sroce_mr(ibmr);
+	int n;
+
+	if (mr->kind != SROCE_MR_FRMR)
+		return -EINVAL;
+	if (!is_power_of_2(ibmr->page_size) ||
+	    ibmr->page_size < SROCE_FRMR_MIN_PAGE_SIZE ||
+	    ibmr->page_size > SROCE_FRMR_MAX_PAGE_SIZE)
+		return -EINVAL;
+
+	mr->mapped = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
+	if (n > 0)
+		mr->map_offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/**
+ * sroce_mr_fast_reg() - execute an IB_WR_REG_MR
+ * @pd: the PD of the QP that posted it
+ * @ibmr: the MR named in the work request (a kernel pointer: user WQEs
+ *	must never reach here)
+ * @key: the new lkey/rkey; only its low byte may differ from the MR's
+ * @access: IB_ACCESS_* flags of the registration
+ *
+ * The MR must be a fast-reg MR of @pd, INVALID, and mapped by
+ * map_mr_sg; it becomes VALID with the mapping and @key.
+ *
+ * Context: any; takes mr->lock with interrupts off.
+ * Return: IB_WC_SUCCESS; IB_WC_LOC_PROT_ERR when the MR belongs to
+ * another PD; IB_WC_LOC_QP_OP_ERR for anything else (not a fast-reg MR,
+ * nothing mapped, bad @access, @key of another index, MR not INVALID).
+ */
+enum ib_wc_status sroce_mr_fast_reg(struct ib_pd *pd, struct ib_mr *ibmr,
+				    u32 key, u32 access)
+{
+	struct sroce_mr *mr = to_sroce_mr(ibmr);
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	unsigned int shift;
+	unsigned long flags;
+
+	if (mr->kind != SROCE_MR_FRMR)
+		return IB_WC_LOC_QP_OP_ERR;
+	if (ibmr->pd != pd)
+		return IB_WC_LOC_PROT_ERR;
+	if (sroce_mr_access_check(access) || !mr->mapped ||
+	    !is_power_of_2(ibmr->page_size))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	shift = ilog2(ibmr->page_size);
+	if (!sroce_range_within(0, (u64)mr->mapped << shift, mr->map_offset,
+				ibmr->length))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->dead || mr->state != SROCE_MR_INVALID ||
+	    !sroce_key_same_object(mr->key, key)) {
+		status = IB_WC_LOC_QP_OP_ERR;
+	} else {
+		mr->access = access & SROCE_ACCESS_MR;
+		mr->iova = ibmr->iova;
+		mr->length = ibmr->length;
+		mr->page_shift = shift;
+		mr->first_offset = mr->map_offset;
+		mr->num_pages = mr->mapped;
+		WRITE_ONCE(mr->key, key);
+		mr->state = SROCE_MR_VALID;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return status;
+}
+
+static enum ib_wc_status sroce_mr_invalidate(struct sroce_mr *mr,
+					     struct ib_pd *pd, u32 key)
+{
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	unsigned long flags;
+
+	if (mr->kind != SROCE_MR_FRMR || mr->ibmr.pd != pd)
+		return IB_WC_LOC_PROT_ERR;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->key != key || atomic_read(&mr->num_mw))
+		status = IB_WC_LOC_PROT_ERR;
+	else
+		mr->state = SROCE_MR_INVALID;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return status;
+}
+
+/**
+ * sroce_key_invalidate() - execute a LOCAL_INV, or a SEND_WITH_INV's rkey
+ * @sdev: the device
+ * @pd: the PD of the QP that executes it
+ * @key: the exact current key of a fast-reg MR or a type-2 MW
+ *
+ * An FRMR becomes INVALID; a type-2 MW becomes unbound. Invalidating an
+ * object that is already invalid succeeds.
+ *
+ * Context: any; takes the object's lock with interrupts off.
+ * Return: IB_WC_SUCCESS, or (IBA 11.6.2) for an MR: IB_WC_LOC_PROT_ERR
+ * when @key names nothing, is stale, names a DMA or user MR, an MR of
+ * another PD or an MR with bound windows; for an MW: IB_WC_LOC_PROT_ERR
+ * for a stale key, IB_WC_MW_BIND_ERR for a type-1 MW or an MW of another
+ * PD. The responder turns a failure into its own NAK.
+ */
+enum ib_wc_status sroce_key_invalidate(struct sroce_dev *sdev,
+				       struct ib_pd *pd, u32 key)
+{
+	enum ib_wc_status status = IB_WC_LOC_PROT_ERR;
+	unsigned int tag = 0;
+	void *obj;
+
+	rcu_read_lock();
+	obj = sroce_key_lookup(sdev, key, &tag);
+	if (obj && tag == SROCE_KEY_TAG_MR && !sroce_mr_tryget(obj))
+		obj = NULL;
+	if (obj && tag == SROCE_KEY_TAG_MW && !sroce_mw_tryget(obj))
+		obj = NULL;
+	rcu_read_unlock();
+	if (!obj)
+		return status;
+
+	if (tag == SROCE_KEY_TAG_MR) {
+		status = sroce_mr_invalidate(obj, pd, key);
+		sroce_mr_put(obj);
+	} else {
+		status = sroce_mw_invalidate(obj, pd, key);
+		sroce_mw_put(obj);
+	}
+	return status;
+}
+
+/* ---- the data path ---------------------------------------------------- */
+
+/* What the data path needs of an MR, read in one go under its lock. */
+struct sroce_mr_view {
+	u32 key;
+	enum sroce_mr_state state;
+	u32 access;
+	u64 iova;
+	u64 length;
+	u64 first_offset;
+	unsigned int page_shift;
+	unsigned long num_pages;
+};
+
+static void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	v->key = mr->key;
+	v->state = mr->state;
+	v->access = mr->access;
+	v->iova = mr->iova;
+	v->length = mr->length;
+	v->first_offset = mr->first_offset;
+	v->page_shift = mr->page_shift;
+	v->num_pages = mr->num_pages;
+	spin_unlock_irqrestore(&mr->lock, flags);
+}
+
+static int sroce_mr_view_check(const struct sroce_mr_view *v,
+			       const struct sroce_mr *mr, struct ib_pd *pd,
+			       u64 iova, u64 len, u32 access)
+{
+	if (mr->ibmr.pd != pd || v->state != SROCE_MR_VALID)
+		return -EACCES;
+	if (access & ~v->access & SROCE_ACCESS_MR)
+		return -EACCES;
+	if (!sroce_range_within(v->iova, v->length, iova, len))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * sroce_mr_get_lkey() - find an MR by its exact current key
+ * @sdev: the device
+ * @lkey: the key
+ *
+ * Context: any; takes the RCU read lock itself.
+ * Return: the MR with a reference (drop it with sroce_mr_put()), or NULL
+ * when @lkey names no MR or is stale. The MR may be INVALID.
+ */
+struct sroce_mr *sroce_mr_get_lkey(struct sroce_dev *sdev, u32 lkey)
+{
+	unsigned int tag = 0;
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = sroce_key_lookup(sdev, lkey, &tag);
+	if (mr && (tag != SROCE_KEY_TAG_MR || READ_ONCE(mr->key) != lkey ||
+		   !sroce_mr_tryget(mr)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * sroce_mr_check() - may @pd access [@iova, @iova + @len) of @mr so?
+ * @mr: the MR, referenced
+ * @pd: the PD of the QP doing the access
+ * @iova: first byte
+ * @len: bytes
+ * @access: IB_ACCESS_* bits the access needs (0 for a local read,
+ *	IB_ACCESS_LOCAL_WRITE for a local write, a remote bit for a remote
+ *	access)
+ *
+ * Context: any; takes mr->lock with interrupts off.
+ * Return: 0; -EACCES for another PD, a missing access bit or an MR that
+ * is not VALID; -EFAULT when the range is not inside the MR.
+ */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
+		   u32 access)
+{
+	struct sroce_mr_view v;
+
+	sroce_mr_view(mr, &v);
+	return sroce_mr_view_check(&v, mr, pd, iova, len, access);
+}
+
+static void sroce_copy_bytes(void *mem, void *buf, size_t len,
+			     enum sroce_copy_dir dir)
+{
+	if (dir == SROCE_COPY_TO_MR)
+		memcpy(mem, buf, len);
+	else
+		memcpy(buf, mem, len);
+}
+
+/* One page's worth of a copy: @mem is the page's kernel address. */
+static void *sroce_mr_page_va(struct sroce_mr *mr, u64 index)
+{
+	if (mr->kind == SROCE_MR_USER)
+		return kmap_local_page(mr->pages[index]);
+	return (void *)(uintptr_t)mr->page_list[index];
+}
+
+static void sroce_mr_page_unmap(struct sroce_mr *mr, void *va)
+{
+	if (mr->kind == SROCE_MR_USER)
+		kunmap_local(va);
+}
+
+/**
+ * sroce_mr_copy() - copy between a buffer and an MR
+ * @mr: the MR, referenced; the caller ran sroce_mr_check()
+ * @iova: first byte in the MR (a kernel virtual address for a DMA MR)
+ * @buf: the kernel buffer
+ * @len: bytes
+ * @dir: SROCE_COPY_TO_MR or SROCE_COPY_FROM_MR
+ *
+ * Checks the range again against the MR as it is now, so a racing
+ * invalidation or remapping can never make it touch memory outside the
+ * region, and refuses to write to an MR without local write access (its
+ * pages may be shared, e.g. the zero page).
+ *
+ * Context: any; does not sleep.
+ * Return: 0, -EACCES for a write to a read-only MR, -EFAULT when the
+ * range is (no longer) inside the MR.
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
+		  enum sroce_copy_dir dir)
+{
+	struct sroce_mr_view v;
+	u64 index, off;
+
+	if (!len)
+		return 0;
+
+	sroce_mr_view(mr, &v);
+	if (dir == SROCE_COPY_TO_MR && !(v.access & IB_ACCESS_LOCAL_WRITE))
+		return -EACCES;
+	if (!sroce_range_within(v.iova, v.length, iova, len))
+		return -EFAULT;
+
+	if (mr->kind == SROCE_MR_DMA) {
+		sroce_copy_bytes((void *)(uintptr_t)iova, buf, len, dir);
+		return 0;
+	}
+
+	sroce_mr_page_pos(v.first_offset, v.page_shift, iova - v.iova, &index,
+			  &off);
+	while (len) {
+		u64 chunk = min_t(u64, len, (1ULL << v.page_shift) - off);
+		void *va;
+
+		if (index >= v.num_pages)
+			return -EFAULT;
+		va = sroce_mr_page_va(mr, index);
+		sroce_copy_bytes(va + off, buf, chunk, dir);
+		sroce_mr_page_unmap(mr, va);
+
+		buf += chunk;
+		len -= chunk;
+		index++;
+		off = 0;
+	}
+	return 0;
+}
+
+/**
+ * sroce_mr_atomic_ptr() - the target of an atomic operation
+ * @mr: the MR, referenced; the caller ran the access checks
+ * @iova: address of the 8-byte target
+ *
+ * The pointer stays valid while the caller holds its reference on @mr.
+ *
+ * Context: any.
+ * Return: a kernel pointer to the target, or NULL when @iova is not
+ * 8-byte aligned, not inside the MR, or the MR is not writable.
+ */
+u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova)
+{
+	struct sroce_mr_view v;
+	u64 index, off;
+	void *base;
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return NULL;
+	sroce_mr_view(mr, &v);
+	if (!(v.access & IB_ACCESS_LOCAL_WRITE) ||
+	    !sroce_range_within(v.iova, v.length, iova, sizeof(u64)))
+		return NULL;
+	if (mr->kind == SROCE_MR_DMA)
+		return (u64 *)(uintptr_t)iova;
+
+	sroce_mr_page_pos(v.first_offset, v.page_shift, iova - v.iova, &index,
+			  &off);
+	if (index >= v.num_pages)
+		return NULL;
+	if (mr->kind == SROCE_MR_USER)
+		base = page_address(mr->pages[index]);
+	else
+		base = (void *)(uintptr_t)mr->page_list[index];
+	return base ? base + off : NULL;
+}
+
+/**
+ * sroce_rkey_get() - resolve an rkey for a remote access
+ * @sdev: the device
+ * @rkey: the rkey from the packet
+ * @pd: the PD of the responder's QP
+ * @qpn: the responder's QP number (type-2B windows are bound to one QP)
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: the remote access bit(s) the operation needs
+ * @err: set to -ENOENT when @rkey names nothing or is stale, -EACCES
+ *	for a PD, QP, access or state mismatch, -EFAULT for a range outside
+ *	the MR or window; untouched on success
+ *
+ * An rkey names an MR (which must grant @access) or a bound window (which
+ * must grant @access, contain the range and, for type 2B, be bound to
+ * @qpn); either must belong to @pd. The caller then uses the returned
+ * MR at @iova: windows are never zero-based.
+ *
+ * Context: any; takes the RCU read lock and object locks itself.
+ * Return: the backing MR with a reference, or NULL and *@err.
+ */
+struct sroce_mr *sroce_rkey_get(struct sroce_dev *sdev, u32 rkey,
+				struct ib_pd *pd, u32 qpn, u64 iova, u64 len,
+				u32 access, int *err)
+{
+	struct sroce_mr_view v;
+	unsigned int tag = 0;
+	struct sroce_mr *mr;
+	void *obj;
+	int ret;
+
+	rcu_read_lock();
+	obj = sroce_key_lookup(sdev, rkey, &tag);
+	if (obj && tag == SROCE_KEY_TAG_MR && !sroce_mr_tryget(obj))
+		obj = NULL;
+	if (obj && tag == SROCE_KEY_TAG_MW && !sroce_mw_tryget(obj))
+		obj = NULL;
+	rcu_read_unlock();
+	if (!obj) {
+		*err = -ENOENT;
+		return NULL;
+	}
+
+	if (tag == SROCE_KEY_TAG_MW) {
+		mr = sroce_mw_resolve(obj, rkey, pd, qpn, iova, len, access,
+				      err);
+		sroce_mw_put(obj);
+		return mr;
+	}
+
+	mr = obj;
+	sroce_mr_view(mr, &v);
+	ret = v.key == rkey ? sroce_mr_view_check(&v, mr, pd, iova, len, access)
+			    : -ENOENT;
+	if (ret) {
+		sroce_mr_put(mr);
+		*err = ret;
+		return NULL;
+	}
+	return mr;
+}
