@@ -139,6 +139,26 @@ check_vm() {
 		FAIL:\ *) fail "vm ${line#FAIL: }" ;;
 		esac
 	done < <(grep -E '^(PASS|FAIL): ' "$out")
+	check_vm_suites "$kernel" "$logdir/vm-$kernel.log"
+}
+
+# check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
+# run a TAP-like suite (verbs: "ok N - name", "not ok N - name: why"),
+# from the results the guest left in the run directory.
+check_vm_suites() {
+	local kernel=$1 run file line
+
+	run=$(sed -n 's/^sroce-vm: results in //p' "$2" | head -n 1)
+	[ -n "$run" ] || return 0
+	for file in "$run/$kernel"/verbs/results/verbs*.txt; do
+		[ -f "$file" ] || continue
+		while read -r line; do
+			case $line in
+			ok\ *) pass "vm verbs [$kernel] ${line#ok }" ;;
+			not\ ok\ *) fail "vm verbs [$kernel] ${line#not ok }" ;;
+			esac
+		done <"$file"
+	done
 }
 
 echo "== setup"

@@ -358,7 +358,24 @@ def t_cq_no_event(t):
           'completion event although the CQ was never armed')
 
 
-@test('cq: overflowing a CQ raises IBV_EVENT_CQ_ERR')
+def wait_async(t, fd, wanted):
+    """Read async events until every type in wanted was seen; returns them."""
+    seen = []
+    deadline = time.monotonic() + EVENT_TIMEOUT
+    while not set(wanted) <= set(seen) and time.monotonic() < deadline:
+        if not readable(fd, max(deadline - time.monotonic(), 0)):
+            break
+        event = t.ctx.get_async_event()
+        seen.append(event.event_type)
+        event.ack()
+    missing = set(wanted) - set(seen)
+    if missing:
+        raise Fail(f'async events {sorted(missing)} not seen within '
+                   f'{EVENT_TIMEOUT}s; seen: {seen}')
+    return seen
+
+
+@test('cq: overflow raises IBV_EVENT_CQ_ERR, and QP_FATAL on its QP')
 def t_cq_overflow(t):
     fd = t.async_fd
     cq = CQ(t.ctx, 1, None, None, 0)
@@ -370,19 +387,23 @@ def t_cq_overflow(t):
     bring_up(qp, RC, t.env, e.IBV_QPS_INIT)
     post_recvs(qp, mr, [1, 2, 3, 4])
     to_err(qp)
-    seen = []
-    deadline = time.monotonic() + EVENT_TIMEOUT
-    while time.monotonic() < deadline:
-        if not readable(fd, max(deadline - time.monotonic(), 0)):
-            break
-        event = t.ctx.get_async_event()
-        kind = event.event_type
-        event.ack()
-        seen.append(kind)
-        if kind == e.IBV_EVENT_CQ_ERR:
-            return
-    raise Fail(f'no IBV_EVENT_CQ_ERR within {EVENT_TIMEOUT}s; async events '
-               f'seen: {seen}')
+    seen = wait_async(t, fd, [e.IBV_EVENT_CQ_ERR, e.IBV_EVENT_QP_FATAL])
+    expect_eq('IBV_EVENT_CQ_ERR count', seen.count(e.IBV_EVENT_CQ_ERR), 1)
+    expect_eq('IBV_EVENT_QP_FATAL count', seen.count(e.IBV_EVENT_QP_FATAL), 1)
+    wcs = poll_n(cq, 4, timeout=0.5)
+    expect_eq('completions kept by the overflowed CQ', len(wcs), 1)
+
+
+@test('srq: a QP with an SRQ raises LAST_WQE_REACHED when it enters ERR')
+def t_srq_last_wqe(t):
+    fd = t.async_fd
+    pd, cq, _ = setup(t)
+    srq, _ = make_srq(pd, 15)
+    qp, _ = create_qp(pd, cq, RC, srq=srq)
+    bring_up(qp, RC, t.env, e.IBV_QPS_INIT)
+    to_err(qp)
+    seen = wait_async(t, fd, [e.IBV_EVENT_QP_LAST_WQE_REACHED])
+    expect_eq('events', seen, [e.IBV_EVENT_QP_LAST_WQE_REACHED])
 
 
 # ---------------------------------------------------------------------- QP

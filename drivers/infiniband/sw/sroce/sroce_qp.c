@@ -159,6 +159,23 @@ void sroce_qp_error(struct sroce_qp *qp)
 		sroce_qp_entered(qp, IB_QPS_ERR);
 }
 
+/**
+ * sroce_qp_fatal() - a catastrophic error of a QP's work queues
+ * @qp: the QP
+ *
+ * A completion of the QP was lost because its CQ overflowed (IBA
+ * 11.6.3: a local work queue catastrophic error). The QP's event handler
+ * gets IB_EVENT_QP_FATAL, once in the QP's life, and the QP goes to ERR.
+ *
+ * Context: any; the caller must not hold the QP's queue locks.
+ */
+void sroce_qp_fatal(struct sroce_qp *qp)
+{
+	if (!test_and_set_bit(SROCE_QP_FATAL_SENT, &qp->flags))
+		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
+	sroce_qp_error(qp);
+}
+
 static int sroce_qp_check_caps(struct sroce_dev *sdev,
 			       const struct ib_qp_init_attr *init)
 {

@@ -110,6 +110,7 @@ struct sroce_qp_rq {
  * @srq: the SRQ, or NULL
  * @scq: the send CQ
  * @rcq: the receive CQ
+ * @flags: SROCE_QP_* bits
  * @sig_all: every send WQE completes, signaled or not
  * @user: the rings are shared with user space
  */
@@ -125,9 +126,13 @@ struct sroce_qp {
 	struct sroce_srq *srq;
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;
+	unsigned long flags;
 	bool sig_all;
 	bool user;
 };
+
+/* sroce_qp.flags: IB_EVENT_QP_FATAL was dispatched (once per QP) */
+#define SROCE_QP_FATAL_SENT	0
 
 static inline struct sroce_qp *to_sroce_qp(struct ib_qp *ibqp)
 {
@@ -147,5 +152,6 @@ void sroce_qp_put(struct sroce_qp *qp);
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_fatal(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

@@ -198,25 +198,26 @@ static enum ib_wc_status sroce_sq_exec_local(struct sroce_qp *qp,
 }
 
 /*
- * Start what can be started at the SQ's head. Returns false if a WQE
- * completed in error (or its completion was lost): the QP must go to ERR.
+ * Start what can be started at the SQ's head. Returns IB_WC_SUCCESS, or
+ * the status of a WQE that completed in error (the QP must go to ERR);
+ * *@lost tells whether a completion was lost to a CQ overflow.
  */
-static bool sroce_sq_run(struct sroce_qp *qp)
+static enum ib_wc_status sroce_sq_run(struct sroce_qp *qp, bool *lost)
 {
 	struct sroce_qp_sq *sq = &qp->sq;
-	struct sroce_wqe_limits lim;
+	enum ib_wc_status status = IB_WC_SUCCESS;
 	struct sroce_send_wqe wqe = {};
-	enum ib_wc_status status;
+	struct sroce_wqe_limits lim;
 	struct rxe_send_wqe *slot;
 	unsigned long flags;
-	bool ok = true;
 	u32 prod;
 
 	sroce_wq_limits(qp, &lim);
 	spin_lock_irqsave(&sq->lock, flags);
 	prod = sroce_queue_load_prod(&sq->queue);
 	/* Only WQEs with nothing in flight before them run here. */
-	while (ok && sq->head != prod && sq->head == sq->queue.cons) {
+	while (status == IB_WC_SUCCESS && !*lost && sq->head != prod &&
+	       sq->head == sq->queue.cons) {
 		slot = sroce_queue_slot(&sq->queue, sq->head);
 		status = sroce_wqe_check_send(slot, &lim, &wqe);
 		if (status == IB_WC_SUCCESS) {
@@ -225,13 +226,13 @@ static bool sroce_sq_run(struct sroce_qp *qp)
 			status = sroce_sq_exec_local(qp, &wqe);
 		}
 		sq->head = sroce_ring_next(sq->head, sq->queue.index_mask);
-		ok = sroce_sq_complete(qp, READ_ONCE(slot->wr.wr_id),
-				       wqe.opcode,
-				       wqe.send_flags & IB_SEND_SIGNALED,
-				       status) && status == IB_WC_SUCCESS;
+		*lost = !sroce_sq_complete(qp, READ_ONCE(slot->wr.wr_id),
+					   wqe.opcode,
+					   wqe.send_flags & IB_SEND_SIGNALED,
+					   status);
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
-	return ok;
+	return status;
 }
 
 /**
@@ -244,10 +245,14 @@ static bool sroce_sq_run(struct sroce_qp *qp)
  */
 void sroce_sq_kick(struct sroce_qp *qp)
 {
+	bool lost = false;
+
 	switch (sroce_qp_state(qp)) {
 	case IB_QPS_RTS:
-		if (!sroce_sq_run(qp))
+		if (sroce_sq_run(qp, &lost) != IB_WC_SUCCESS && !lost)
 			sroce_qp_error(qp);
+		if (lost)
+			sroce_qp_fatal(qp);
 		break;
 	case IB_QPS_ERR:
 		/* user space posts receives without a doorbell: flush them too */
@@ -387,16 +392,21 @@ void sroce_wq_flush_sq(struct sroce_qp *qp)
 	struct sroce_qp_sq *sq = &qp->sq;
 	struct rxe_send_wqe *slot;
 	unsigned long flags;
+	bool lost = false;
 
 	spin_lock_irqsave(&sq->lock, flags);
 	while (!sroce_queue_empty(&sq->queue)) {
 		slot = sroce_queue_consumer_slot(&sq->queue);
-		sroce_sq_complete(qp, READ_ONCE(slot->wr.wr_id),
-				  READ_ONCE(slot->wr.opcode), true,
-				  IB_WC_WR_FLUSH_ERR);
+		if (!sroce_sq_complete(qp, READ_ONCE(slot->wr.wr_id),
+				       READ_ONCE(slot->wr.opcode), true,
+				       IB_WC_WR_FLUSH_ERR))
+			lost = true;
 	}
 	sq->head = sq->queue.cons;
 	spin_unlock_irqrestore(&sq->lock, flags);
+
+	if (lost)
+		sroce_qp_fatal(qp);
 }
 
 /**
@@ -410,6 +420,7 @@ void sroce_wq_flush_rq(struct sroce_qp *qp)
 	struct sroce_qp_rq *rq = &qp->rq;
 	struct rxe_recv_wqe *slot;
 	unsigned long flags;
+	bool lost = false;
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
 		.opcode = IB_WC_RECV,
@@ -424,9 +435,13 @@ void sroce_wq_flush_rq(struct sroce_qp *qp)
 		slot = sroce_queue_consumer_slot(&rq->queue);
 		wc.wr_id = READ_ONCE(slot->wr_id);
 		sroce_queue_advance_consumer(&rq->queue);
-		sroce_cq_post(qp->rcq, &wc, false);
+		if (sroce_cq_post(qp->rcq, &wc, false))
+			lost = true;
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
+
+	if (lost)
+		sroce_qp_fatal(qp);
 }
 
 /**
