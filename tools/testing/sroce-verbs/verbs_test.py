@@ -279,6 +279,13 @@ def t_send_not_ready(t):
             bring_up(qp, RC, t.env, state)
         expect_errno(f'post_send in {QPS_NAMES[state]}', EINVAL,
                      post_sends, qp, mr, [7])
+        if state == e.IBV_QPS_INIT:
+            # The refused WQE was dropped: it neither runs in RTS nor
+            # flushes on ->ERR.
+            modify(qp, rtr_attr(RC, t.env, qp.qp_num), 'INIT->RTR')
+            modify(qp, rts_attr(RC), 'RTR->RTS')
+            to_err(qp)
+            expect_no_more(cq, 'after the refused post_send, RTS and ERR')
         qp.close()
 
 

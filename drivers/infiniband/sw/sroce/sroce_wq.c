@@ -267,6 +267,18 @@ void sroce_sq_kick(struct sroce_qp *qp)
 	}
 }
 
+/* Drop every WQE of the send queue without completions. */
+static void sroce_wq_drop_sq(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	while (!sroce_queue_empty(&qp->sq.queue))
+		sroce_queue_advance_consumer(&qp->sq.queue);
+	qp->sq.head = qp->sq.queue.cons;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
 static int sroce_post_one_send(struct sroce_qp *qp,
 			       const struct ib_send_wr *wr,
 			       const struct sroce_wqe_limits *lim)
@@ -311,6 +323,13 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {
+		/*
+		 * librxe has already written its WQEs into the ring; the
+		 * error it gets back says they were not posted, so drop
+		 * them rather than run them once the QP reaches RTS.
+		 */
+		if (qp->user)
+			sroce_wq_drop_sq(qp);
 		if (bad_wr)
 			*bad_wr = wr;
 		return -EINVAL;
@@ -454,12 +473,7 @@ void sroce_wq_reset(struct sroce_qp *qp)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	while (!sroce_queue_empty(&qp->sq.queue))
-		sroce_queue_advance_consumer(&qp->sq.queue);
-	qp->sq.head = qp->sq.queue.cons;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-
+	sroce_wq_drop_sq(qp);
 	if (qp->srq)
 		return;
 	spin_lock_irqsave(&qp->rq.lock, flags);
