@@ -126,6 +126,7 @@ check_vm() {
 	tools/testing/sroce-vm/run.sh --kernel "$kernel" \
 		tools/testing/sroce-vm/scenarios/device.sh \
 		tools/testing/sroce-vm/scenarios/verbs.sh \
+		tools/testing/sroce-vm/scenarios/kverbs.sh \
 		>"$out" 2>"$logdir/vm-$kernel.log"
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then
 		tail -n 60 "$logdir/vm-$kernel.log"
@@ -143,8 +144,9 @@ check_vm() {
 }
 
 # check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
-# run a TAP-like suite (verbs: "ok N - name", "not ok N - name: why"),
-# from the results the guest left in the run directory.
+# run a suite (verbs: "ok N - name", "not ok N - name: why"; kverbs:
+# "sroce-kverbs: ok name", "sroce-kverbs: FAIL name: why"), from the
+# results the guest left in the run directory.
 check_vm_suites() {
 	local kernel=$1 run file line
 
@@ -159,6 +161,14 @@ check_vm_suites() {
 			esac
 		done <"$file"
 	done
+	file=$run/$kernel/kverbs/results/kverbs.txt
+	[ -f "$file" ] || return 0
+	while read -r line; do
+		case $line in
+		sroce-kverbs:\ ok\ *) pass "vm kverbs [$kernel] ${line#sroce-kverbs: ok }" ;;
+		sroce-kverbs:\ FAIL\ *) fail "vm kverbs [$kernel] ${line#sroce-kverbs: FAIL }" ;;
+		esac
+	done <"$file"
 }
 
 echo "== setup"

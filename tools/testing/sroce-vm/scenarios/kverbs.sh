@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Kernel verbs scenario: sroce_vm_kverbs.ko (kverbs-module/) runs its checks
+# against sroce0 through ib_core's kernel API (QPs, flushes, fast
+# registration, CQ arming and overflow, SRQs, AHs in atomic context) and
+# prints "sroce-kverbs: ok NAME" or "sroce-kverbs: FAIL NAME: WHY" per
+# check and "sroce-kverbs: N passed, N failed" at the end.  Then the
+# module, the device and sroce are removed, so that kmemleak (debug
+# kernel) sees whatever a check left behind.
+#
+#   veth0 (10.0.0.1) <-- veth pair --> veth1 (10.0.0.2)
+#     sroce0 (tested); the fake peer 10.0.0.9 is a permanent neighbour
+#
+# The result lines are kept in $SROCE_RESULTS/kverbs.txt.
+# sroce-vm: build-module kverbs-module
+# sroce-vm: timeout 300
+
+# shellcheck source=tools/testing/sroce-vm/guest-lib.sh
+source "$SROCE_VM_LIB"
+
+export SROCE_SCENARIO=kverbs
+KO=${SROCE_MODULES:?}/sroce_vm_kverbs.ko
+PEER4=10.0.0.9
+PEER_MAC=02:00:00:00:00:09
+
+# wait_ready DEV: port ACTIVE and GID index 1 holding veth's IPv4 address.
+wait_ready() {
+	local port=/sys/class/infiniband/$1/ports/1 _
+
+	for _ in $(seq 1 100); do
+		grep -q ACTIVE "$port/state" 2>/dev/null &&
+			grep -q '^0000:0000:0000:0000:0000:ffff:' "$port/gids/1" \
+				2>/dev/null && return 0
+		sleep 0.1
+	done
+	sroce_fail "$1 not ready: state $(cat "$port/state" 2>&1)," \
+		"GID 1 $(cat "$port/gids/1" 2>&1)"
+}
+
+[ -f "$KO" ] || sroce_fail "$KO was not built"
+sroce_modprobe ib_core
+# shellcheck disable=SC2119 # no module parameters
+sroce_load_ko
+sroce_veth veth0 veth1
+sroce_wait_link_up veth0
+rdma link add sroce0 type sroce netdev veth0 || sroce_fail "rdma link add sroce0"
+wait_ready sroce0
+# Kernel QPs and AHs carry the caller's destination MAC: the neighbour
+# entry only documents the peer; nothing resolves it or sends to it.
+/usr/sbin/ip neigh replace "$PEER4" lladdr "$PEER_MAC" dev veth0 nud permanent ||
+	sroce_fail "static neighbour $PEER4"
+
+sroce_log "insmod $KO"
+mark="sroce-kverbs-scenario-$$-$RANDOM"
+echo "$mark" >/dev/kmsg
+/usr/sbin/insmod "$KO" devname=sroce0 peer_ip="$PEER4" peer_mac="$PEER_MAC" ||
+	sroce_fail "insmod $KO"
+# The checks run inside insmod; their lines follow the mark.
+dmesg | sed -n "/$mark/,\$p" | grep -o 'sroce-kverbs: .*' >"$SROCE_RESULTS/kverbs.txt" || true
+cat "$SROCE_RESULTS/kverbs.txt"
+
+failed=()
+rmmod sroce_vm_kverbs || failed+=("rmmod sroce_vm_kverbs")
+rdma -j resource show || failed+=("rdma resource show")
+rdma link del sroce0 || failed+=("rdma link del sroce0")
+rmmod sroce || failed+=("rmmod sroce")
+/usr/sbin/ip link del veth0 || true
+
+summary=$(grep -E '^sroce-kverbs: [0-9]+ passed, [0-9]+ failed$' \
+	"$SROCE_RESULTS/kverbs.txt" || true)
+[ -n "$summary" ] || failed+=("no summary line")
+if grep -q '^sroce-kverbs: FAIL' "$SROCE_RESULTS/kverbs.txt"; then
+	failed+=("$(grep -c '^sroce-kverbs: FAIL' "$SROCE_RESULTS/kverbs.txt") checks")
+fi
+case $summary in
+*" 0 failed") ;;
+"") ;;
+*) failed+=("summary: ${summary#sroce-kverbs: }") ;;
+esac
+grep -q '^sroce-kverbs: ok ' "$SROCE_RESULTS/kverbs.txt" || failed+=("no check passed")
+
+[ ${#failed[@]} -eq 0 ] || sroce_fail "failed: ${failed[*]}"
+sroce_log "all passed: ${summary#sroce-kverbs: }"
