@@ -30,6 +30,24 @@ static struct socket *sroce_sock6;
  * the UDP header and the UDP checksum (if any) already verified. The
  * packet belongs to us whatever happens: returning 0 says it was consumed.
  */
+/**
+ * sroce_net_deliver() - a received RoCEv2 packet for a device
+ * @sdev: the device whose netdev received it (the caller holds a
+ *	reference)
+ * @skb: the packet, skb->data at its UDP header and its network header
+ *	set; consumed
+ *
+ * Used by the UDP socket's receive hook and by local delivery on
+ * transmit (sroce_xmit.c).
+ *
+ * Context: any.
+ */
+void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	/* The transport engines are not wired in yet: nothing to deliver. */
+	kfree_skb(skb);
+}
+
 static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
@@ -39,13 +57,12 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 		ndev = vlan_dev_real_dev(ndev);
 
 	sdev = sroce_dev_get_by_netdev(ndev);
-	if (!sdev)
-		goto drop;
-
-	/* The transport engines are not wired in yet: nothing to deliver. */
+	if (!sdev) {
+		kfree_skb(skb);
+		return 0;
+	}
+	sroce_net_deliver(sdev, skb);
 	sroce_dev_put(sdev);
-drop:
-	kfree_skb(skb);
 	return 0;
 }
 

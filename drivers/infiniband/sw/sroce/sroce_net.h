@@ -8,7 +8,11 @@
 #ifndef SROCE_NET_H
 #define SROCE_NET_H
 
+struct sk_buff;
+struct sroce_dev;
+
 int sroce_net_init(void);
+void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb);
 void sroce_net_exit(void);
 
 #endif /* SROCE_NET_H */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce transmit: RoCEv2 packets onto the network, or to a local device.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#ifndef SROCE_XMIT_H
+#define SROCE_XMIT_H
+
+#include <linux/skbuff.h>
+#include <linux/types.h>
+
+struct sroce_av;
+struct sroce_dev;
+
+struct sk_buff *sroce_xmit_alloc(struct sroce_dev *sdev,
+				 const struct sroce_av *av, unsigned int len,
+				 gfp_t gfp);
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+	       struct sk_buff *skb);
+
+#endif /* SROCE_XMIT_H */
