@@ -15,21 +15,20 @@
 
 #include <linux/if_vlan.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 #include <net/net_namespace.h>
 #include <net/udp_tunnel.h>
 
 #include "sroce_dev.h"
 #include "sroce_hdr.h"
 #include "sroce_net.h"
+#include "sroce_pkt.h"
+#include "sroce_rcv.h"
+#include "sroce_stats.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
 
-/*
- * UDP encapsulation receive hook, in softirq context, with skb->data at
- * the UDP header and the UDP checksum (if any) already verified. The
- * packet belongs to us whatever happens: returning 0 says it was consumed.
- */
 /**
  * sroce_net_deliver() - a received RoCEv2 packet for a device
  * @sdev: the device whose netdev received it (the caller holds a
@@ -44,10 +43,30 @@ static struct socket *sroce_sock6;
  */
 void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	/* The transport engines are not wired in yet: nothing to deliver. */
+	enum sroce_drop_reason why;
+
+	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
+		sroce_pkt_count_drop(sdev, SROCE_DROP_FRAMING);
+		goto drop;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (sroce_pkt_parse(skb, sroce_skb_pkt(skb), &why)) {
+		sroce_pkt_count_drop(sdev, why);
+		goto drop;
+	}
+	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	sroce_rcv(sdev, skb);
+	return;
+drop:
 	kfree_skb(skb);
 }
 
+/*
+ * UDP encapsulation receive hook, in softirq context, with skb->data at
+ * the UDP header and the UDP checksum (if any) already verified. The
+ * packet belongs to us whatever happens: returning 0 says it was consumed.
+ */
 static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;

@@ -92,6 +92,51 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp)
 	return state;
 }
 
+/**
+ * sroce_qp_params_get() - a consistent snapshot of a QP's parameters
+ * @qp: the QP
+ * @p: filled with them
+ *
+ * Context: any.
+ */
+void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	*p = qp->p;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/* Stop the engines (tasks, then the timers that schedule them). */
+static void sroce_qp_engines_stop(struct sroce_qp *qp)
+{
+	sroce_task_disable(&qp->req.task);
+	sroce_task_disable(&qp->comp.task);
+	sroce_task_disable(&qp->resp.task);
+	sroce_comp_stop(qp);
+}
+
+/* Back in RESET: the engines forget everything; process context. */
+static void sroce_qp_engines_reset(struct sroce_qp *qp)
+{
+	sroce_qp_engines_stop(qp);
+	sroce_req_reset(qp);
+	sroce_comp_reset(qp);
+	sroce_resp_reset(qp);
+	sroce_task_enable(&qp->resp.task);
+	sroce_task_enable(&qp->comp.task);
+	sroce_task_enable(&qp->req.task);
+}
+
+/* Let every engine see a new state (ERR: they drop what they hold). */
+static void sroce_qp_engines_kick(struct sroce_qp *qp)
+{
+	sroce_task_schedule(&qp->req.task);
+	sroce_task_schedule(&qp->comp.task);
+	sroce_task_schedule(&qp->resp.task);
+}
+
 static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
@@ -109,9 +154,11 @@ static void sroce_qp_entered(struct sroce_qp *qp, enum ib_qp_state state)
 {
 	switch (state) {
 	case IB_QPS_RESET:
+		sroce_qp_engines_reset(qp);
 		sroce_wq_reset(qp);
 		break;
 	case IB_QPS_ERR:
+		sroce_qp_engines_kick(qp);
 		sroce_wq_flush_sq(qp);
 		if (qp->srq)
 			sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
@@ -127,6 +174,7 @@ static void sroce_qp_entered(struct sroce_qp *qp, enum ib_qp_state state)
 			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 		break;
 	case IB_QPS_RTS:
+		sroce_comp_start(qp, &qp->p);
 		sroce_sq_kick(qp);
 		break;
 	default:
@@ -258,6 +306,15 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 		qp->p.qkey = SROCE_GSI_QKEY;
 }
 
+/* Stop the engines for good and free their state; process context. */
+static void sroce_qp_engines_free(struct sroce_qp *qp)
+{
+	sroce_qp_engines_stop(qp);
+	sroce_resp_cleanup(qp);
+	sroce_comp_cleanup(qp);
+	sroce_req_cleanup(qp);
+}
+
 /**
  * sroce_create_qp() - ib_device_ops.create_qp
  * @ibqp: the QP ib_core allocated (PD set)
@@ -292,15 +349,22 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_wq_init(qp, init, udata, &resp);
 	if (err)
 		goto err_release_qpn;
+	err = sroce_req_init(qp);
+	if (err)
+		goto err_free_wq;
+	sroce_comp_init(qp);
+	sroce_resp_init(qp);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_free_wq;
+			goto err_free_engines;
 	}
 
 	xa_store(&sdev->qps, ibqp->qp_num, qp, GFP_KERNEL);
 	return 0;
 
+err_free_engines:
+	sroce_qp_engines_free(qp);
 err_free_wq:
 	sroce_wq_cleanup(qp);
 err_release_qpn:
@@ -316,8 +380,12 @@ err_put_count:
  * @udata: user data, unused
  *
  * Outstanding WQEs are dropped without completions (IBA 11.2.4.4).
+ * The QP leaves the QPN index first (no packet finds it any more), then
+ * its engine tasks are disabled and its timers stopped, then the rings
+ * are freed.
  *
- * Context: process context, may sleep (an RCU grace period).
+ * Context: process context, may sleep (an RCU grace period, running
+ * engine tasks and timer callbacks).
  *
  * Return: 0.
  */
@@ -334,6 +402,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	mutex_unlock(&qp->modify_mutex);
 
+	/* No packet reaches the QP any more; stop the engines, then the rings. */
+	sroce_qp_engines_free(qp);
 	sroce_wq_cleanup(qp);
 	mutex_destroy(&qp->modify_mutex);
 	sroce_res_put(&sdev->res.qp);
@@ -371,10 +441,14 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		p->rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		p->min_rnr_timer = attr->min_rnr_timer;
-	if (mask & IB_QP_RQ_PSN)
-		p->rq_psn = attr->rq_psn;
-	if (mask & IB_QP_SQ_PSN)
-		p->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_RQ_PSN) {
+		p->rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+		qp->resp.psn = p->rq_psn;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		p->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+		qp->req.psn = p->sq_psn;
+	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		p->max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)

@@ -15,7 +15,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce_ah.h"
+#include "sroce_comp.h"
 #include "sroce_queue.h"
+#include "sroce_req.h"
+#include "sroce_resp.h"
 
 struct sroce_dev;
 
@@ -113,6 +116,18 @@ struct sroce_qp_rq {
  * @flags: SROCE_QP_* bits
  * @sig_all: every send WQE completes, signaled or not
  * @user: the rings are shared with user space
+ * @req: RC requester: per-slot state of the WQEs in flight, the gather
+ *	cursor and key cache, the next PSN (sroce_req.h)
+ * @comp: RC completer: the response queue, the READ scatter cursor and
+ *	key cache, the retry and RNR timers and budgets (sroce_comp.h)
+ * @resp: RC responder: the request queue, the ePSN and MSN, the receive
+ *	WQE and scatter cursor of the message in progress, the MR of the
+ *	WRITE in progress (sroce_resp.h)
+ *
+ * The three engines run on their own tasks. Each engine's state is
+ * touched only by its task, except where the field says otherwise;
+ * destroy_qp and the move to RESET disable the tasks and stop the timers
+ * before they touch it.
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -129,6 +144,9 @@ struct sroce_qp {
 	unsigned long flags;
 	bool sig_all;
 	bool user;
+	struct sroce_req req;
+	struct sroce_comp comp;
+	struct sroce_resp resp;
 };
 
 /* sroce_qp.flags: IB_EVENT_QP_FATAL was dispatched (once per QP) */
@@ -151,6 +169,7 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
+void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_fatal(struct sroce_qp *qp);
 

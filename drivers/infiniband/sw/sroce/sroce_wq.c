@@ -7,8 +7,8 @@
  * checked (sroce_wqe_check_send()) on a private copy before any of it is
  * used; a bad one completes in error and the QP goes to ERR. Local
  * operations (LOCAL_INV, BIND_MW, REG_MR) run here once every WQE before
- * them has completed. Operations that go on the wire stay queued until
- * the transport picks them up.
+ * them has completed. Operations that go on the wire are the RC
+ * requester's (sroce_req.c), which the doorbell wakes.
  *
  * Completions of a send WQE are made in order: the SQ consumer index
  * advances (which frees the slot for user space) and then the CQE is
@@ -236,23 +236,39 @@ static enum ib_wc_status sroce_sq_run(struct sroce_qp *qp, bool *lost)
 }
 
 /**
+ * sroce_sq_start_local() - run the local operations at the SQ's head
+ * @qp: the QP, in RTS
+ *
+ * Runs (and completes) the local operations and invalid WQEs at the head
+ * of the SQ while nothing is in flight before them; stops at the first
+ * wire operation, which is the requester's. An invalid WQE moves the QP
+ * to ERR.
+ *
+ * Context: any; the caller holds none of the QP's locks.
+ */
+void sroce_sq_start_local(struct sroce_qp *qp)
+{
+	bool lost = false;
+
+	if (sroce_sq_run(qp, &lost) != IB_WC_SUCCESS && !lost)
+		sroce_qp_error(qp);
+	if (lost)
+		sroce_qp_fatal(qp);
+}
+
+/**
  * sroce_sq_kick() - process new send WQEs of a QP
  * @qp: the QP
  *
- * In RTS, starts what can start; in ERR and SQE, flushes what was posted.
+ * In RTS, wakes the requester; in ERR and SQE, flushes what was posted.
  *
  * Context: any; the caller holds none of the QP's locks.
  */
 void sroce_sq_kick(struct sroce_qp *qp)
 {
-	bool lost = false;
-
 	switch (sroce_qp_state(qp)) {
 	case IB_QPS_RTS:
-		if (sroce_sq_run(qp, &lost) != IB_WC_SUCCESS && !lost)
-			sroce_qp_error(qp);
-		if (lost)
-			sroce_qp_fatal(qp);
+		sroce_task_schedule(&qp->req.task);
 		break;
 	case IB_QPS_ERR:
 		/* user space posts receives without a doorbell: flush them too */

@@ -24,6 +24,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
 void sroce_sq_kick(struct sroce_qp *qp);
+void sroce_sq_start_local(struct sroce_qp *qp);
 void sroce_wq_flush_sq(struct sroce_qp *qp);
 void sroce_wq_flush_rq(struct sroce_qp *qp);
 void sroce_wq_reset(struct sroce_qp *qp);

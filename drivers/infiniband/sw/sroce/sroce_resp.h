@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce RC responder: executes request packets and answers them.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#ifndef SROCE_RESP_H
+#define SROCE_RESP_H
+
+#include <linux/skbuff.h>
+#include <linux/types.h>
+
+#include "sroce_copy.h"
+#include "sroce_opcode.h"
+#include "sroce_task.h"
+#include "sroce_wqe.h"
+
+struct sroce_mr;
+struct sroce_qp;
+
+/**
+ * struct sroce_resp - per-QP responder state
+ * @task: the responder's execution context
+ * @rxq: received requests waiting for the task; its lock also guards
+ *	@closed
+ * @closed: the QP is being destroyed: @rxq takes nothing more
+ * @kc: key cache of the SEND scatter; flushed at every message end
+ * @rwqe: private copy of the receive WQE the current SEND (or the
+ *	WRITE with immediate) consumes
+ * @has_rwqe: @rwqe is taken (from the RQ: still in the ring until the
+ *	receive completes; from the SRQ: already out of it)
+ * @cur: scatter cursor in @rwqe
+ * @mr: the MR the current WRITE goes to (referenced), or NULL
+ * @va: where its next payload byte goes
+ * @resid: bytes of the WRITE still expected
+ * @psn: the expected PSN (ePSN)
+ * @msn: message sequence number: requests completed
+ * @prev: opcode of the last request packet executed, or NULL at a
+ *	message boundary
+ * @nak_sent: a PSN sequence error (or RNR) NAK went out for @psn; stay
+ *	silent until @psn arrives
+ */
+struct sroce_resp {
+	struct sroce_task task;
+	struct sk_buff_head rxq;
+	bool closed;
+	struct sroce_key_cache kc;
+	struct sroce_recv_wqe rwqe;
+	bool has_rwqe;
+	struct sroce_sge_cursor cur;
+	struct sroce_mr *mr;
+	u64 va;
+	u32 resid;
+	u32 psn;
+	u32 msn;
+	const struct sroce_opcode_info *prev;
+	bool nak_sent;
+};
+
+void sroce_resp_init(struct sroce_qp *qp);
+void sroce_resp_reset(struct sroce_qp *qp);
+void sroce_resp_cleanup(struct sroce_qp *qp);
+void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb);
+
+#endif /* SROCE_RESP_H */
