@@ -263,5 +263,6 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 		err = ip_local_out(&init_net, NULL, skb);
 	}
-	return net_xmit_errno(err) < 0 ? net_xmit_errno(err) : 0;
+	/* positive NET_XMIT_* codes: only NET_XMIT_CN still means sent */
+	return err > 0 ? net_xmit_errno(err) : err;
 }

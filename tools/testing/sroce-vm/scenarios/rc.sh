@@ -61,6 +61,17 @@ rdma link add sroce1 type sroce netdev veth1 || sroce_fail "rdma link add sroce1
 wait_ready sroce0
 wait_ready sroce1
 
+# Both addresses are local to this host, but a route with the GID's
+# netdev as oif goes out on the veth: give each side a permanent neighbour
+# (ib_core's ARP would be dropped as coming from a local address) and
+# accept packets whose source is local.
+mac() { cat "/sys/class/net/$1/address"; }
+/usr/sbin/ip neigh replace 10.0.0.1 lladdr "$(mac veth0)" dev veth1 nud permanent
+/usr/sbin/ip neigh replace 10.0.0.2 lladdr "$(mac veth1)" dev veth0 nud permanent
+for c in all veth0 veth1; do
+	sysctl -qw "net.ipv4.conf.$c.accept_local=1" "net.ipv4.conf.$c.rp_filter=0"
+done
+
 failed=()
 for size in 1 4096 65536; do
 	pingpong "$size" 100 || failed+=("size $size")
