@@ -285,7 +285,7 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	    !sroce_comp_oldest(qp, &idx))
 		return;
 	ctx = &qp->req.ctx[idx];
-	if (atomic != (ctx->wqe.opcode != IB_WR_RDMA_READ) ||
+	if (atomic == (ctx->wqe.opcode == IB_WR_RDMA_READ) ||
 	    !sroce_wr_is_rd_atomic(ctx->wqe.opcode) ||
 	    !sroce_psn_in_window(pkt->psn, ctx->first_psn,
 				 sroce_psn_diff(ctx->last_psn,

@@ -443,7 +443,7 @@ static void sroce_resp_request(struct sroce_qp *qp,
 	} else if (pkt->info->flags & SROCE_OPF_ATOMIC) {
 		resp->prev = NULL;
 	}
-	if (resp->prev == NULL)
+	if (!resp->prev)
 		sroce_key_cache_flush(&resp->kc);
 	if ((pkt->flags & SROCE_PKT_ACKREQ) &&
 	    !(pkt->info->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)))
