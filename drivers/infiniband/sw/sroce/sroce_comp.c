@@ -276,6 +276,7 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	const struct rxe_send_wqe *slot;
 	struct sroce_send_ctx *ctx;
 	bool atomic = pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
+	bool is_read;
 	u64 orig;
 	void *buf;
 	u32 idx, len;
@@ -285,7 +286,8 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	    !sroce_comp_oldest(qp, &idx))
 		return;
 	ctx = &qp->req.ctx[idx];
-	if (atomic == (ctx->wqe.opcode == IB_WR_RDMA_READ) ||
+	is_read = ctx->wqe.opcode == IB_WR_RDMA_READ;
+	if (atomic == is_read ||
 	    !sroce_wr_is_rd_atomic(ctx->wqe.opcode) ||
 	    !sroce_psn_in_window(pkt->psn, ctx->first_psn,
 				 sroce_psn_diff(ctx->last_psn,
