@@ -36,6 +36,7 @@
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 #include "sroce_srq.h"
+#include "sroce_stats.h"
 #include "sroce_wq.h"
 
 /*
@@ -183,6 +184,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->keys);
 	xa_destroy(&sdev->ahs);
+	sroce_stats_cleanup(sdev);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -197,6 +199,10 @@ static const struct ib_device_ops sroce_dev_ops = {
 	/* the device */
 	.query_device = sroce_query_device,
 	.modify_device = sroce_modify_device,
+
+	/* its counters (sroce_stats.c) */
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.get_hw_stats = sroce_get_hw_stats,
 
 	/* its port (sroce_port.c) */
 	.get_port_immutable = sroce_get_port_immutable,
@@ -330,6 +336,11 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->keys, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+
+	/* dealloc_driver frees them, ib_dealloc_device() included */
+	err = sroce_stats_init(sdev);
+	if (err)
+		goto err_dealloc;
 
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT_NUM);
 	if (err)

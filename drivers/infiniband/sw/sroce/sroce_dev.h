@@ -16,6 +16,8 @@
 
 #include "sroce_port.h"
 
+struct sroce_stats;
+
 /*
  * Device limits. They are what the verbs layer will enforce; the values
  * are reported through query_device/query_port and must only ever grow
@@ -89,6 +91,8 @@ struct sroce_res {
  * @ahs: ah_num -> struct sroce_ah, for UD WQEs of user QPs; the lock is
  *	taken with interrupts off (AHs come and go in atomic context)
  * @next_ah: cursor of the cyclic ah_num allocation
+ * @stats: per-CPU counters (sroce_stats.h), from before registration
+ *	until dealloc_driver
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -103,6 +107,7 @@ struct sroce_dev {
 	u32 next_key;
 	struct xarray ahs;
 	u32 next_ah;
+	struct sroce_stats __percpu *stats;
 };
 
 static inline struct sroce_dev *to_sroce_dev(struct ib_device *ibdev)

@@ -15,15 +15,40 @@
 
 #include <linux/if_vlan.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 #include <net/net_namespace.h>
 #include <net/udp_tunnel.h>
 
 #include "sroce_dev.h"
 #include "sroce_hdr.h"
 #include "sroce_net.h"
+#include "sroce_pkt.h"
+#include "sroce_stats.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
+
+/*
+ * Validate a packet that arrived for @sdev and count it. skb->data is at
+ * the UDP header, which sroce_pkt_parse() wants behind it.
+ */
+static void sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	enum sroce_drop_reason why;
+
+	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
+		sroce_pkt_count_drop(sdev, SROCE_DROP_FRAMING);
+		return;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (sroce_pkt_parse(skb, sroce_skb_pkt(skb), &why)) {
+		sroce_pkt_count_drop(sdev, why);
+		return;
+	}
+	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	/* The transport engines are not wired in yet: nothing to deliver. */
+}
 
 /*
  * UDP encapsulation receive hook, in softirq context, with skb->data at
@@ -42,7 +67,7 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 	if (!sdev)
 		goto drop;
 
-	/* The transport engines are not wired in yet: nothing to deliver. */
+	sroce_net_rx(sdev, skb);
 	sroce_dev_put(sdev);
 drop:
 	kfree_skb(skb);
