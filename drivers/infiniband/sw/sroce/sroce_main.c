@@ -19,6 +19,7 @@
 #include "sroce_icrc.h"
 #include "sroce_net.h"
 #include "sroce_port.h"
+#include "sroce_task.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -58,9 +59,14 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_icrc_init();
+	/* QP engines run on the workqueue: it outlives every device. */
+	err = sroce_task_module_init();
 	if (err)
 		return err;
+
+	err = sroce_icrc_init();
+	if (err)
+		goto err_task_exit;
 
 	err = sroce_net_init();
 	if (err)
@@ -80,6 +86,8 @@ err_net_exit:
 	sroce_net_exit();
 err_icrc_exit:
 	sroce_icrc_exit();
+err_task_exit:
+	sroce_task_module_exit();
 	return err;
 }
 
@@ -91,6 +99,7 @@ static void __exit sroce_exit(void)
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	sroce_net_exit();
 	sroce_icrc_exit();
+	sroce_task_module_exit();
 	pr_info("unloaded\n");
 }
 
