@@ -29,6 +29,31 @@
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
 
+/*
+ * Validate a packet that arrived for @sdev, count it and hand it to the
+ * QP dispatch. skb->data is at the UDP header, which sroce_pkt_parse()
+ * wants behind it. Return: 0 when the packet was passed on (consumed),
+ * -EINVAL when it was dropped (the caller still owns it).
+ */
+static int sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	enum sroce_drop_reason why;
+
+	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
+		sroce_pkt_count_drop(sdev, SROCE_DROP_FRAMING);
+		return -EINVAL;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (sroce_pkt_parse(skb, sroce_skb_pkt(skb), &why)) {
+		sroce_pkt_count_drop(sdev, why);
+		return -EINVAL;
+	}
+	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	sroce_rcv(sdev, skb);
+	return 0;
+}
+
 /**
  * sroce_net_deliver() - a received RoCEv2 packet for a device
  * @sdev: the device whose netdev received it (the caller holds a
@@ -36,30 +61,16 @@ static struct socket *sroce_sock6;
  * @skb: the packet, skb->data at its UDP header and its network header
  *	set; consumed
  *
- * Used by the UDP socket's receive hook and by local delivery on
- * transmit (sroce_xmit.c).
+ * The local delivery entry of the transmit path (sroce_xmit.c): a packet
+ * for a local address goes through the same validation as one from the
+ * wire.
  *
  * Context: any.
  */
 void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	enum sroce_drop_reason why;
-
-	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
-		sroce_pkt_count_drop(sdev, SROCE_DROP_FRAMING);
-		goto drop;
-	}
-	__skb_pull(skb, sizeof(struct udphdr));
-	if (sroce_pkt_parse(skb, sroce_skb_pkt(skb), &why)) {
-		sroce_pkt_count_drop(sdev, why);
-		goto drop;
-	}
-	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
-	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
-	sroce_rcv(sdev, skb);
-	return;
-drop:
-	kfree_skb(skb);
+	if (sroce_net_rx(sdev, skb))
+		kfree_skb(skb);
 }
 
 /*
@@ -71,17 +82,21 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
 	struct sroce_dev *sdev;
+	bool consumed;
 
 	if (is_vlan_dev(ndev))
 		ndev = vlan_dev_real_dev(ndev);
 
 	sdev = sroce_dev_get_by_netdev(ndev);
-	if (!sdev) {
-		kfree_skb(skb);
-		return 0;
-	}
-	sroce_net_deliver(sdev, skb);
+	if (!sdev)
+		goto drop;
+
+	consumed = !sroce_net_rx(sdev, skb);
 	sroce_dev_put(sdev);
+	if (consumed)
+		return 0;
+drop:
+	kfree_skb(skb);
 	return 0;
 }
 
