@@ -299,12 +299,13 @@ def rtr_attr(qpt, env, dest_qpn, mtu=e.IBV_MTU_1024):
     return attr, mask
 
 
-def rts_attr(qpt):
+def rts_attr(qpt, timeout=14):
+    """RTR->RTS attributes; timeout 0 is an infinite local ACK timeout."""
     attr = QPAttr(qp_state=e.IBV_QPS_RTS)
     attr.sq_psn = SQ_PSN
     mask = e.IBV_QP_STATE | e.IBV_QP_SQ_PSN
     if qpt == e.IBV_QPT_RC:
-        attr.timeout = 14
+        attr.timeout = timeout
         attr.retry_cnt = 7
         attr.rnr_retry = 7
         attr.max_rd_atomic = 4
@@ -321,7 +322,7 @@ def modify(qp, attr_mask, what):
         raise Fail(f'{what}: {errname(err.error_code)} ({err})') from None
 
 
-def bring_up(qp, qpt, env, state, dest_qpn=None):
+def bring_up(qp, qpt, env, state, dest_qpn=None, timeout=14):
     """Move a RESET QP forward to state (INIT, RTR or RTS)."""
     modify(qp, init_attr(qpt), 'RESET->INIT')
     if state == e.IBV_QPS_INIT:
@@ -330,7 +331,7 @@ def bring_up(qp, qpt, env, state, dest_qpn=None):
     modify(qp, rtr_attr(qpt, env, dest), 'INIT->RTR')
     if state == e.IBV_QPS_RTR:
         return
-    modify(qp, rts_attr(qpt), 'RTR->RTS')
+    modify(qp, rts_attr(qpt, timeout), 'RTR->RTS')
 
 
 def qp_state(qp):

@@ -4,11 +4,11 @@
  *
  * On load it registers an ib_client, takes the device named "devname"
  * (default sroce0; others are ignored) and runs its checks against it with
- * exported ib_core APIs only, as a kernel ULP would. There is no packet
- * data path yet, so every check lives on what needs none: QP creation and
- * state changes, flushes, local operations (fast registration and local
- * invalidation), CQ arming and overflow, SRQs, and AHs made in atomic
- * context. Each check prints one line to the kernel log:
+ * exported ib_core APIs only, as a kernel ULP would. No peer ever answers
+ * (RC requests go on the wire to the fake peer), so every check lives on
+ * what needs no response: QP creation and state changes, flushes, local
+ * operations (fast registration and local invalidation), CQ arming and
+ * overflow, SRQs, and AHs made in atomic context. Each check prints one line to the kernel log:
  *
  *   sroce-kverbs: ok <name>
  *   sroce-kverbs: FAIL <name>: <what differed>
@@ -307,9 +307,12 @@ static int kv_qp_state(struct ib_qp *qp)
 	return attr.qp_state;
 }
 
-/* Move to @state with the attributes IBA 11.2.4.2 requires for the step. */
-static int kv_qp_step(struct kv_ctx *c, struct ib_qp *qp,
-		      enum ib_qp_state state)
+/*
+ * Move to @state with the attributes IBA 11.2.4.2 requires for the step;
+ * @timeout is the Local ACK Timeout an RC QP gets in RTS (0: infinite).
+ */
+static int kv_qp_step_timeout(struct kv_ctx *c, struct ib_qp *qp,
+			      enum ib_qp_state state, u8 timeout)
 {
 	bool rc = qp->qp_type == IB_QPT_RC;
 	struct ib_qp_attr attr = { .qp_state = state };
@@ -335,7 +338,7 @@ static int kv_qp_step(struct kv_ctx *c, struct ib_qp *qp,
 			IB_QP_MIN_RNR_TIMER;
 	} else if (state == IB_QPS_RTS) {
 		attr.sq_psn = KV_SQ_PSN;
-		attr.timeout = 14;
+		attr.timeout = timeout;
 		attr.retry_cnt = 7;
 		attr.rnr_retry = 7;
 		attr.max_rd_atomic = 4;
@@ -345,6 +348,12 @@ static int kv_qp_step(struct kv_ctx *c, struct ib_qp *qp,
 				IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC;
 	}
 	return ib_modify_qp(qp, &attr, mask);
+}
+
+static int kv_qp_step(struct kv_ctx *c, struct ib_qp *qp,
+		      enum ib_qp_state state)
+{
+	return kv_qp_step_timeout(c, qp, state, 14);
 }
 
 /* RESET -> INIT -> RTR -> RTS, checking the state after each step. */
@@ -521,7 +530,11 @@ out:
 	kv_fix_teardown(c, &f);
 }
 
-/* SENDs: refused in INIT; wait in RTS (no transport yet); flush in order. */
+/*
+ * SENDs: refused in INIT; outstanding in RTS (on the wire to a peer that
+ * does not exist, with an infinite ACK timeout, so neither an ACK nor
+ * retry exhaustion can complete them); flush in order on ->ERR.
+ */
 static void kv_check_send_flush(struct kv_ctx *c)
 {
 	const struct ib_send_wr *bad = NULL;
@@ -545,10 +558,10 @@ static void kv_check_send_flush(struct kv_ctx *c)
 	    !kv_expect_empty(c, &f.kcq, "post_send in INIT"))
 		goto out;
 	err = kv_qp_step(c, f.qp, IB_QPS_RTR) ?:
-	      kv_qp_step(c, f.qp, IB_QPS_RTS) ?:
+	      kv_qp_step_timeout(c, f.qp, IB_QPS_RTS, 0) ?:
 	      ib_post_send(f.qp, wrs, &bad);
 	if (kv_bad(c, err, "to RTS and post_send: %d", err) ||
-	    !kv_expect_empty(c, &f.kcq, "SENDs queued in RTS") ||
+	    !kv_expect_empty(c, &f.kcq, "SENDs outstanding in RTS") ||
 	    !kv_qp_to_err(c, f.qp))
 		goto out;
 	kv_expect_wcs(c, &f.kcq, f.qp, 300, 4, IB_WC_WR_FLUSH_ERR, IB_WC_SEND);
