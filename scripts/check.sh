@@ -127,6 +127,7 @@ check_vm() {
 		tools/testing/sroce-vm/scenarios/device.sh \
 		tools/testing/sroce-vm/scenarios/verbs.sh \
 		tools/testing/sroce-vm/scenarios/kverbs.sh \
+		tools/testing/sroce-vm/scenarios/rc.sh \
 		>"$out" 2>"$logdir/vm-$kernel.log"
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then
 		tail -n 60 "$logdir/vm-$kernel.log"
