@@ -83,6 +83,21 @@ sroce_wait_link_up() {
 	sroce_fail "$1 did not come up: $(/usr/sbin/ip -br link show "$1")"
 }
 
+# sroce_wait_rdma_ready DEV: port 1 of RDMA device DEV is ACTIVE and its GID
+# index 1 holds an IPv4-mapped address (the netdev's IPv4 address).
+sroce_wait_rdma_ready() {
+	local port=/sys/class/infiniband/$1/ports/1 _
+
+	for _ in $(seq 1 100); do
+		grep -q ACTIVE "$port/state" 2>/dev/null &&
+			grep -q '^0000:0000:0000:0000:0000:ffff:' "$port/gids/1" \
+				2>/dev/null && return 0
+		sleep 0.1
+	done
+	sroce_fail "$1 not ready: state $(cat "$port/state" 2>&1)," \
+		"GID 1 $(cat "$port/gids/1" 2>&1)"
+}
+
 # sroce_load_rxe: load rdma_rxe for comparison runs.  rxe allocates the
 # "crc32" shash per device, which the crypto API would autoload: load the
 # generic implementation explicitly (autoload is refused here).

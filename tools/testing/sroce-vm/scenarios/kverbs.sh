@@ -24,20 +24,6 @@ KO=${SROCE_MODULES:?}/sroce_vm_kverbs.ko
 PEER4=10.0.0.9
 PEER_MAC=02:00:00:00:00:09
 
-# wait_ready DEV: port ACTIVE and GID index 1 holding veth's IPv4 address.
-wait_ready() {
-	local port=/sys/class/infiniband/$1/ports/1 _
-
-	for _ in $(seq 1 100); do
-		grep -q ACTIVE "$port/state" 2>/dev/null &&
-			grep -q '^0000:0000:0000:0000:0000:ffff:' "$port/gids/1" \
-				2>/dev/null && return 0
-		sleep 0.1
-	done
-	sroce_fail "$1 not ready: state $(cat "$port/state" 2>&1)," \
-		"GID 1 $(cat "$port/gids/1" 2>&1)"
-}
-
 [ -f "$KO" ] || sroce_fail "$KO was not built"
 sroce_modprobe ib_core
 # shellcheck disable=SC2119 # no module parameters
@@ -45,7 +31,7 @@ sroce_load_ko
 sroce_veth veth0 veth1
 sroce_wait_link_up veth0
 rdma link add sroce0 type sroce netdev veth0 || sroce_fail "rdma link add sroce0"
-wait_ready sroce0
+sroce_wait_rdma_ready sroce0
 # Kernel QPs and AHs carry the caller's destination MAC: the neighbour
 # entry only documents the peer; nothing resolves it or sends to it.
 /usr/sbin/ip neigh replace "$PEER4" lladdr "$PEER_MAC" dev veth0 nud permanent ||

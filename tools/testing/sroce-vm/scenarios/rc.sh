@@ -14,20 +14,6 @@ source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=rc
 
-# wait_ready DEV: port ACTIVE and GID index 1 holding veth's IPv4 address.
-wait_ready() {
-	local port=/sys/class/infiniband/$1/ports/1 _
-
-	for _ in $(seq 1 100); do
-		grep -q ACTIVE "$port/state" 2>/dev/null &&
-			grep -q '^0000:0000:0000:0000:0000:ffff:' "$port/gids/1" \
-				2>/dev/null && return 0
-		sleep 0.1
-	done
-	sroce_fail "$1 not ready: state $(cat "$port/state" 2>&1)," \
-		"GID 1 $(cat "$port/gids/1" 2>&1)"
-}
-
 # pingpong SIZE ITERS [MTU]: one server/client run; both must exit 0.
 pingpong() {
 	local size=$1 iters=$2 mtu=${3:-1024} port=$((18515 + RANDOM % 1000))
@@ -58,8 +44,8 @@ sroce_wait_link_up veth0
 sroce_wait_link_up veth1
 rdma link add sroce0 type sroce netdev veth0 || sroce_fail "rdma link add sroce0"
 rdma link add sroce1 type sroce netdev veth1 || sroce_fail "rdma link add sroce1"
-wait_ready sroce0
-wait_ready sroce1
+sroce_wait_rdma_ready sroce0
+sroce_wait_rdma_ready sroce1
 
 # Both addresses are local to this host, but a route with the GID's
 # netdev as oif goes out on the veth: give each side a permanent neighbour

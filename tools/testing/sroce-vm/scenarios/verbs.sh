@@ -21,20 +21,6 @@ export SROCE_SCENARIO=verbs PYTHONDONTWRITEBYTECODE=1
 SUITE=${SROCE_TOP:?}/tools/testing/sroce-verbs/verbs_test.py
 PY=/usr/bin/python3
 
-# wait_ready DEV: port ACTIVE and GID index 1 holding veth's IPv4 address.
-wait_ready() {
-	local port=/sys/class/infiniband/$1/ports/1 _
-
-	for _ in $(seq 1 100); do
-		grep -q ACTIVE "$port/state" 2>/dev/null &&
-			grep -q '^0000:0000:0000:0000:0000:ffff:' "$port/gids/1" \
-				2>/dev/null && return 0
-		sleep 0.1
-	done
-	sroce_fail "$1 not ready: state $(cat "$port/state" 2>&1)," \
-		"GID 1 $(cat "$port/gids/1" 2>&1)"
-}
-
 # suite NAME ARGS...: run the suite, output to the console and NAME.txt.
 suite() {
 	local name=$1 rc
@@ -57,8 +43,8 @@ sroce_wait_link_up veth0
 sroce_wait_link_up veth1
 rdma link add sroce0 type sroce netdev veth0 || sroce_fail "rdma link add sroce0"
 rdma link add sroce1 type sroce netdev veth1 || sroce_fail "rdma link add sroce1"
-wait_ready sroce0
-wait_ready sroce1
+sroce_wait_rdma_ready sroce0
+sroce_wait_rdma_ready sroce1
 
 # The peer address the QPs and AHs point at: not a local address (ib_core
 # cannot resolve a MAC for an address on another interface of this host)
