@@ -98,12 +98,20 @@ has_pvh_note() {
 
 # ---------------------------------------------------------------------------
 # sroce.ko for the resolved kernel.  The checkout's Kbuild, Kconfig,
-# drivers/ and include/ are mirrored into $SROCE_CACHE/modbuild/<K_ID>/ and
-# built there (never inside the checkout).  Sets KO_PATH (empty on failure)
+# drivers/ and include/ are mirrored into $SROCE_CACHE/modbuild/<K_ID>-<co>/
+# and built there (never inside the checkout).  <co> names the checkout, so
+# runs from two checkouts (worktrees, CI clones) never share a build tree
+# and cannot pick up each other's module.  Sets KO_PATH (empty on failure)
 # and KO_ERROR.
 
+checkout_id() {
+	printf '%s' "$SROCE_TOP" | md5sum | cut -c1-8
+}
+
 build_ko() {
-	local dst=$SROCE_CACHE/modbuild/$K_ID log=$SROCE_CACHE/modbuild/$K_ID.log
+	local dst log
+	dst=$SROCE_CACHE/modbuild/$K_ID-$(checkout_id)
+	log=$dst.log
 	KO_PATH=""
 	KO_ERROR=""
 	mkdir -p "$dst"
@@ -130,11 +138,11 @@ sync_sources() {
 }
 
 # build_module DIR: build the out-of-tree module in DIR (with a Kbuild) for
-# the resolved kernel, in $SROCE_CACHE/modbuild/<K_ID>-<name>/, which it
-# prints.  Used by scenarios' "# sroce-vm: build-module DIR" lines.
+# the resolved kernel, in $SROCE_CACHE/modbuild/<K_ID>-<co>-<name>/, which
+# it prints.  Used by scenarios' "# sroce-vm: build-module DIR" lines.
 build_module() {
 	local src=$1 dst log
-	dst=$SROCE_CACHE/modbuild/$K_ID-$(basename "$src")
+	dst=$SROCE_CACHE/modbuild/$K_ID-$(checkout_id)-$(basename "$src")
 	log=$dst.log
 	mkdir -p "$dst"
 	if ! (
