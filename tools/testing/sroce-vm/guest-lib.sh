@@ -104,3 +104,54 @@ sroce_wait_rdma_ready() {
 sroce_load_rxe() {
 	sroce_modprobe crc32_generic rdma_rxe
 }
+
+# sroce_gid_index DEV ADDR: print the port-1 GID index of RDMA device DEV
+# that holds ADDR ("10.0.0.1" or "fd00::1"), as the GID table shows it.
+sroce_gid_index() {
+	local dev=$1 want f gid
+	case $2 in
+	*:*) want=$(python3 -c 'import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2") ;;
+	*) want=$(python3 -c 'import ipaddress,sys; print(ipaddress.ip_address("::ffff:" + sys.argv[1]).exploded)' "$2") ;;
+	esac
+	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+		gid=$(cat "$f" 2>/dev/null) || continue
+		if [ "$gid" = "$want" ]; then
+			basename "$f"
+			return 0
+		fi
+	done
+	sroce_fail "$dev has no GID for $2"
+}
+
+# sroce_rdma_pair TYPE DEV0 DEV1 [NETDEV_MTU]: two RDMA devices of link type
+# TYPE (sroce or rxe; the module must be loaded) on a fresh veth pair,
+#
+#   veth0 10.0.0.1 fd00::1  <-- veth -->  veth1 10.0.0.2 fd00::2
+#     DEV0                                  DEV1
+#
+# with the netdev MTU given (default 1500; 9000 lets path MTU 4096 through).
+# Both addresses are local to this one kernel, so each side gets permanent
+# IPv4 and IPv6 neighbours (ib_core's own resolution would drop a reply
+# from a local address) and IPv4 accepts packets with a local source; a
+# route with the GID's netdev as oif then leaves through the veth.
+sroce_rdma_pair() {
+	local type=$1 d0=$2 d1=$3 mtu=${4:-1500} m0 m1 c
+	sroce_veth veth0 veth1
+	/usr/sbin/ip link set veth0 mtu "$mtu"
+	/usr/sbin/ip link set veth1 mtu "$mtu"
+	sroce_wait_link_up veth0
+	sroce_wait_link_up veth1
+	m0=$(cat /sys/class/net/veth0/address)
+	m1=$(cat /sys/class/net/veth1/address)
+	/usr/sbin/ip neigh replace 10.0.0.1 lladdr "$m0" dev veth1 nud permanent
+	/usr/sbin/ip neigh replace 10.0.0.2 lladdr "$m1" dev veth0 nud permanent
+	/usr/sbin/ip -6 neigh replace fd00::1 lladdr "$m0" dev veth1 nud permanent
+	/usr/sbin/ip -6 neigh replace fd00::2 lladdr "$m1" dev veth0 nud permanent
+	for c in all veth0 veth1; do
+		sysctl -qw "net.ipv4.conf.$c.accept_local=1" "net.ipv4.conf.$c.rp_filter=0"
+	done
+	rdma link add "$d0" type "$type" netdev veth0 || sroce_fail "rdma link add $d0"
+	rdma link add "$d1" type "$type" netdev veth1 || sroce_fail "rdma link add $d1"
+	sroce_wait_rdma_ready "$d0"
+	sroce_wait_rdma_ready "$d1"
+}

@@ -2,67 +2,61 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # RC scenario: ibv_rc_pingpong between two sroce devices on a veth pair,
-# with data validation, at several message sizes.
+# with data validation, at sizes 1 B..1 MiB, path MTU 1024 and 4096, over
+# IPv4 and IPv6 GIDs.
 #
 #   veth0 (10.0.0.1) <-- veth pair --> veth1 (10.0.0.2)
 #     sroce0 (client)                    sroce1 (server)
 #
-# sroce-vm: timeout 300
+# sroce-vm: timeout 600
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=rc
 
-# pingpong SIZE ITERS [MTU]: one server/client run; both must exit 0.
+# pingpong SIZE ITERS MTU FAMILY: one server/client run over the GIDs of
+# FAMILY (4 or 6); both sides must exit 0 (-c: the server checks the data).
 pingpong() {
-	local size=$1 iters=$2 mtu=${3:-1024} port=$((18515 + RANDOM % 1000))
-	local srv cli spid
+	local size=$1 iters=$2 mtu=$3 fam=$4 port=$((18515 + RANDOM % 1000))
+	local srv cli spid g0 g1 peer tag=$1-$3-v$4
 
-	sroce_log "rc_pingpong size $size iters $iters mtu $mtu"
-	timeout 60 ibv_rc_pingpong -d sroce1 -g 1 -c -m "$mtu" -p "$port" \
-		-s "$size" -n "$iters" >"rc-srv-$size.txt" 2>&1 &
+	if [ "$fam" = 6 ]; then peer=fd00::2; else peer=10.0.0.2; fi
+	g0=$(sroce_gid_index sroce0 "${peer%2}1")
+	g1=$(sroce_gid_index sroce1 "$peer")
+	sroce_log "rc_pingpong size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1)"
+	timeout 120 ibv_rc_pingpong -d sroce1 -g "$g1" -c -m "$mtu" -p "$port" \
+		-s "$size" -n "$iters" >"rc-srv-$tag.txt" 2>&1 &
 	spid=$!
 	sleep 1
 	set +e
-	timeout 60 ibv_rc_pingpong -d sroce0 -g 1 -c -m "$mtu" -p "$port" \
-		-s "$size" -n "$iters" 10.0.0.2 >"rc-cli-$size.txt" 2>&1
+	timeout 120 ibv_rc_pingpong -d sroce0 -g "$g0" -c -m "$mtu" -p "$port" \
+		-s "$size" -n "$iters" 10.0.0.2 >"rc-cli-$tag.txt" 2>&1
 	cli=$?
 	wait "$spid"
 	srv=$?
 	set -e
-	cat "rc-srv-$size.txt" "rc-cli-$size.txt"
-	sroce_log "rc_pingpong size $size: server exit $srv, client exit $cli"
+	cat "rc-srv-$tag.txt" "rc-cli-$tag.txt"
+	sroce_log "rc_pingpong $tag: server exit $srv, client exit $cli"
 	[ "$srv" = 0 ] && [ "$cli" = 0 ]
 }
 
 sroce_modprobe ib_core ib_uverbs
 # shellcheck disable=SC2119 # no module parameters
 sroce_load_ko
-sroce_veth veth0 veth1
-sroce_wait_link_up veth0
-sroce_wait_link_up veth1
-rdma link add sroce0 type sroce netdev veth0 || sroce_fail "rdma link add sroce0"
-rdma link add sroce1 type sroce netdev veth1 || sroce_fail "rdma link add sroce1"
-sroce_wait_rdma_ready sroce0
-sroce_wait_rdma_ready sroce1
-
-# Both addresses are local to this host, but a route with the GID's
-# netdev as oif goes out on the veth: give each side a permanent neighbour
-# (ib_core's ARP would be dropped as coming from a local address) and
-# accept packets whose source is local.
-mac() { cat "/sys/class/net/$1/address"; }
-/usr/sbin/ip neigh replace 10.0.0.1 lladdr "$(mac veth0)" dev veth1 nud permanent
-/usr/sbin/ip neigh replace 10.0.0.2 lladdr "$(mac veth1)" dev veth0 nud permanent
-for c in all veth0 veth1; do
-	sysctl -qw "net.ipv4.conf.$c.accept_local=1" "net.ipv4.conf.$c.rp_filter=0"
-done
+# netdev MTU 9000, so that path MTU 4096 is really 4096 (the port's
+# active MTU caps the path MTU).
+sroce_rdma_pair sroce sroce0 sroce1 9000
 
 failed=()
-for size in 1 4096 65536; do
-	pingpong "$size" 100 || failed+=("size $size")
+for mtu in 1024 4096; do
+	for size in 1 4096 65536; do
+		pingpong "$size" 100 "$mtu" 4 || failed+=("size $size mtu $mtu IPv4")
+	done
+	pingpong 1048576 10 "$mtu" 4 || failed+=("size 1048576 mtu $mtu IPv4")
+	pingpong 65536 50 "$mtu" 6 || failed+=("size 65536 mtu $mtu IPv6")
 done
-pingpong 65536 50 4096 || failed+=("size 65536 mtu 4096")
+pingpong 1 100 1024 6 || failed+=("size 1 mtu 1024 IPv6")
 
 rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
