@@ -20,6 +20,7 @@
 #include "../sroce_copy.h"
 #include "../sroce_dev.h"
 #include "../sroce_mr.h"
+#include "test_util.h"
 
 #define SENTINEL	0xa5
 #define GATHER		SROCE_COPY_FROM_MR
@@ -34,6 +35,7 @@ static u8 pattern(u32 i)
 /* ---- a fake device and its MRs ------------------------------------------- */
 
 struct fake {
+	struct sroce_test_dev t;
 	struct sroce_dev *sdev;
 	struct ib_pd *pd;
 	struct ib_pd *pd2;
@@ -43,24 +45,17 @@ struct fake {
 
 static void fake_init(struct kunit *test, struct fake *f)
 {
-	f->sdev = kunit_kzalloc(test, sizeof(*f->sdev), GFP_KERNEL);
-	f->pd = kunit_kzalloc(test, sizeof(*f->pd), GFP_KERNEL);
-	f->pd2 = kunit_kzalloc(test, sizeof(*f->pd2), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->sdev);
-	KUNIT_ASSERT_NOT_NULL(test, f->pd);
-	KUNIT_ASSERT_NOT_NULL(test, f->pd2);
-	xa_init_flags(&f->sdev->keys, XA_FLAGS_ALLOC);
-	f->sdev->attr.max_mr = SROCE_MAX_MR;
-	f->pd->device = &f->sdev->ibdev;
-	f->pd2->device = &f->sdev->ibdev;
+	sroce_test_dev_init(test, &f->t);
+	f->sdev = f->t.sdev;
+	f->pd = f->t.pd;
+	f->pd2 = f->t.pd2;
 	sroce_key_cache_init(&f->kc);
 }
 
 /* The cache is flushed and every MR deregistered: nothing is left. */
 static void fake_done(struct kunit *test, struct fake *f)
 {
-	KUNIT_EXPECT_TRUE(test, xa_empty(&f->sdev->keys));
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->sdev->res.mr), 0);
+	sroce_test_dev_check_empty(test, &f->t);
 }
 
 static int fake_copy(struct fake *f, const struct rxe_sge *sges, u32 num_sge,

@@ -22,6 +22,7 @@
 #include "../sroce_dev.h"
 #include "../sroce_mr.h"
 #include "../sroce_mw.h"
+#include "test_util.h"
 
 /* ---- keys --------------------------------------------------------------- */
 
@@ -254,33 +255,24 @@ static void range_test(struct kunit *test)
 #define ACC_BIND	IB_ACCESS_MW_BIND
 
 struct fake {
+	struct sroce_test_dev t;
 	struct sroce_dev *sdev;
 	struct ib_pd *pd;
 	struct ib_pd *pd2;
 };
 
-/* Only what the MR and MW code touches: keys, counts, limits. */
 static void fake_init(struct kunit *test, struct fake *f)
 {
-	f->sdev = kunit_kzalloc(test, sizeof(*f->sdev), GFP_KERNEL);
-	f->pd = kunit_kzalloc(test, sizeof(*f->pd), GFP_KERNEL);
-	f->pd2 = kunit_kzalloc(test, sizeof(*f->pd2), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->sdev);
-	KUNIT_ASSERT_NOT_NULL(test, f->pd);
-	KUNIT_ASSERT_NOT_NULL(test, f->pd2);
-	xa_init_flags(&f->sdev->keys, XA_FLAGS_ALLOC);
-	f->sdev->attr.max_mr = SROCE_MAX_MR;
-	f->sdev->attr.max_mw = SROCE_MAX_MW;
-	f->pd->device = &f->sdev->ibdev;
-	f->pd2->device = &f->sdev->ibdev;
+	sroce_test_dev_init(test, &f->t);
+	f->sdev = f->t.sdev;
+	f->pd = f->t.pd;
+	f->pd2 = f->t.pd2;
 }
 
 /* Every object gone: no key left, counts back to zero. */
 static void fake_check_empty(struct kunit *test, struct fake *f)
 {
-	KUNIT_EXPECT_TRUE(test, xa_empty(&f->sdev->keys));
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->sdev->res.mr), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->sdev->res.mw), 0);
+	sroce_test_dev_check_empty(test, &f->t);
 }
 
 static u8 pattern(u64 i)

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Shared KUnit fixtures: a fake, unregistered sroce device with two PDs.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#ifndef SROCE_TEST_UTIL_H
+#define SROCE_TEST_UTIL_H
+
+#include <kunit/test.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_dev;
+
+/**
+ * struct sroce_test_dev - a device for tests that never registers
+ * @sdev: zeroed device with an empty key table and the MR/MW limits set
+ * @pd: a PD on @sdev
+ * @pd2: a second PD on @sdev, for cross-PD checks
+ *
+ * Everything is kunit-managed memory: nothing to free.
+ */
+struct sroce_test_dev {
+	struct sroce_dev *sdev;
+	struct ib_pd *pd;
+	struct ib_pd *pd2;
+};
+
+void sroce_test_dev_init(struct kunit *test, struct sroce_test_dev *t);
+void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t);
+
+#endif /* SROCE_TEST_UTIL_H */
