@@ -180,7 +180,11 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	if (old == sdev)
 		pr_info("%s: removed\n", dev_name(&ibdev->dev));
 
-	/* ib_core destroyed every object of the device before this. */
+	/*
+	 * ib_core destroyed every object of the device before this; an MR
+	 * deregistered while a QP held it may still be on its way out.
+	 */
+	wait_var_event(&sdev->mr_zombies, !atomic_read(&sdev->mr_zombies));
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->keys);
 	xa_destroy(&sdev->ahs);

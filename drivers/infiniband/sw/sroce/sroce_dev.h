@@ -93,6 +93,9 @@ struct sroce_res {
  * @next_ah: cursor of the cyclic ah_num allocation
  * @stats: per-CPU counters (sroce_stats.h), from before registration
  *	until dealloc_driver
+ * @mr_zombies: MRs deregistered while a QP still held them, not yet
+ *	freed; dealloc_driver waits for it to drop to zero (their umem
+ *	release needs the device)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -108,6 +111,7 @@ struct sroce_dev {
 	struct xarray ahs;
 	u32 next_ah;
 	struct sroce_stats __percpu *stats;
+	atomic_t mr_zombies;
 };
 
 static inline struct sroce_dev *to_sroce_dev(struct ib_device *ibdev)

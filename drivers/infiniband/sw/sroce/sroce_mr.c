@@ -6,9 +6,15 @@
  * Lifetime. An MR is allocated here. Its key index is reserved in
  * sroce_dev.keys first and the tagged pointer is stored there last, once
  * the MR is fully built. Lookups run under RCU and take a reference with
- * kref_get_unless_zero(). dereg unpublishes the key, drops the
- * registration's reference, waits for the last one to go and frees the
- * MR with kfree_rcu(), since a lookup may still be looking at it.
+ * kref_get_unless_zero(). dereg marks the MR invalid (the data path
+ * checks the state under mr->lock before every copy, so no access
+ * starts after that), unpublishes the key and drops the registration's
+ * reference. If that was the last one, dereg unpins and frees at once;
+ * otherwise a QP still holds the MR (a message in progress, a key-cache
+ * entry) and dereg does not wait for it: the last sroce_mr_put() hands
+ * the MR to a work item that unpins and frees it. Either way the MR
+ * memory goes with kfree_rcu(), since a lookup may still be looking at
+ * it.
  *
  * Memory is virtual-DMA: ib_core's "DMA addresses" (map_mr_sg, DMA MRs)
  * are kernel virtual addresses.
@@ -31,6 +37,7 @@
 #include "sroce_dev.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
+#include "sroce_task.h"
 
 /* Pages of a user MR mapped between two cond_resched() calls. */
 #define SROCE_MR_RESCHED_PAGES		1024
@@ -113,7 +120,6 @@ static struct sroce_mr *sroce_mr_create(struct ib_pd *pd,
 		goto err_free_mr;
 
 	kref_init(&mr->ref);
-	init_completion(&mr->released);
 	spin_lock_init(&mr->lock);
 	atomic_set(&mr->num_mw, 0);
 	mr->kind = kind;
@@ -328,11 +334,44 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	return &mr->ibmr;
 }
 
+/* Unpin and free what the MR maps, then the MR itself after a grace period. */
+static void sroce_mr_free(struct sroce_mr *mr)
+{
+	switch (mr->kind) {
+	case SROCE_MR_USER:
+		ib_umem_release(mr->umem);
+		kvfree(mr->pages);
+		break;
+	case SROCE_MR_FRMR:
+		kfree(mr->page_list);
+		break;
+	case SROCE_MR_DMA:
+		break;
+	}
+	kfree_rcu(mr, rcu);
+}
+
+static void sroce_mr_free_work(struct work_struct *work)
+{
+	struct sroce_mr *mr = container_of(work, struct sroce_mr, free_work);
+	struct sroce_dev *sdev = to_sroce_dev(mr->ibmr.device);
+
+	sroce_mr_free(mr);
+	if (atomic_dec_and_test(&sdev->mr_zombies))
+		wake_up_var(&sdev->mr_zombies);
+}
+
+/*
+ * The last reference went after dereg (which counted the MR in
+ * mr_zombies): this may be a QP engine in atomic context, and
+ * ib_umem_release() sleeps, so the freeing is deferred.
+ */
 static void sroce_mr_release(struct kref *ref)
 {
 	struct sroce_mr *mr = container_of(ref, struct sroce_mr, ref);
 
-	complete(&mr->released);
+	INIT_WORK(&mr->free_work, sroce_mr_free_work);
+	sroce_task_defer(&mr->free_work);
 }
 
 /**
@@ -351,8 +390,10 @@ void sroce_mr_put(struct sroce_mr *mr)
  * @ibmr: the MR
  * @udata: user data, unused
  *
- * Unpublishes the key, then waits until no lookup or work request holds
- * the MR any more before it unpins and frees it.
+ * Invalidates the MR and unpublishes its key. If nothing else holds the
+ * MR it is unpinned and freed now; if a QP still does (a message in
+ * progress, a cached key), that QP's last sroce_mr_put() frees it later,
+ * from a work item. Never waits for the data path.
  *
  * Context: process context, may sleep.
  * Return: 0, or -EBUSY while memory windows are bound to the MR.
@@ -374,22 +415,14 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	spin_unlock_irqrestore(&mr->lock, flags);
 
 	sroce_key_remove(sdev, sroce_key_index(mr->key));
-	sroce_mr_put(mr);
-	wait_for_completion(&mr->released);
-
-	switch (mr->kind) {
-	case SROCE_MR_USER:
-		ib_umem_release(mr->umem);
-		kvfree(mr->pages);
-		break;
-	case SROCE_MR_FRMR:
-		kfree(mr->page_list);
-		break;
-	case SROCE_MR_DMA:
-		break;
-	}
 	sroce_res_put(&sdev->res.mr);
-	kfree_rcu(mr, rcu);
+	if (refcount_dec_if_one(&mr->ref.refcount)) {
+		sroce_mr_free(mr);
+		return 0;
+	}
+	/* Counted before the put: the release may run inside it. */
+	atomic_inc(&sdev->mr_zombies);
+	sroce_mr_put(mr);
 	return 0;
 }
 

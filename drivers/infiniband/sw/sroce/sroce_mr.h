@@ -119,7 +119,7 @@ enum sroce_mr_state {
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct kref ref;
-	struct completion released;
+	struct work_struct free_work;
 	struct rcu_head rcu;
 	/* FRMR state and geometry, dead, num_mw vs dereg */
 	spinlock_t lock;

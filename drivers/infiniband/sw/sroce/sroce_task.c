@@ -468,6 +468,22 @@ int sroce_task_module_init(void)
 }
 
 /**
+ * sroce_task_defer() - run a one-off work item on the module's workqueue
+ * @work: an initialised work item
+ *
+ * For clean-ups that must sleep but are triggered where sleeping is not
+ * allowed (the last reference to a deregistered MR, dropped by a QP
+ * engine). The workqueue is drained at module exit, so @work's function
+ * never outlives the module.
+ *
+ * Context: any.
+ */
+void sroce_task_defer(struct work_struct *work)
+{
+	queue_work(sroce_task_wq, work);
+}
+
+/**
  * sroce_task_module_exit() - destroy the module's workqueue
  *
  * Context: module exit, after every device (hence every QP and its

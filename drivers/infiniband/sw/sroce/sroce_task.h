@@ -95,6 +95,7 @@ struct sroce_task {
 
 int sroce_task_module_init(void);
 void sroce_task_module_exit(void);
+void sroce_task_defer(struct work_struct *work);
 
 enum sroce_task_exec sroce_task_default_exec(void);
 int sroce_task_parse_exec(const char *val);

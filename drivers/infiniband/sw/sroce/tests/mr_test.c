@@ -17,7 +17,9 @@
 #include <kunit/test.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
+#include <linux/wait_bit.h>
 
 #include "../sroce_dev.h"
 #include "../sroce_mr.h"
@@ -621,6 +623,48 @@ static struct ib_mr *fake_dma_mr(struct kunit *test, struct ib_pd *pd,
 	return ibmr;
 }
 
+/*
+ * A QP engine can hold an MR for as long as a message is in progress, and
+ * a message can stall forever (the peer is gone). dereg must not wait for
+ * it: it returns at once, the key and every access through the held
+ * reference fail from then on, and the holder's last put frees the MR
+ * from a work item.
+ */
+static void dereg_while_held_test(struct kunit *test)
+{
+	u8 buf[8] = {};
+	struct sroce_mr *mr;
+	struct ib_mr *ibmr;
+	struct fake f;
+	long left;
+	u32 key;
+
+	fake_init(test, &f);
+	ibmr = fake_dma_mr(test, f.pd, ACC_LW | ACC_RW);
+	key = ibmr->lkey;
+	mr = sroce_mr_get_lkey(f.sdev, key);
+	KUNIT_ASSERT_PTR_EQ(test, mr, to_sroce_mr(ibmr));
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, f.pd, (uintptr_t)buf, 8,
+					     IB_ACCESS_REMOTE_WRITE), 0);
+
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.sdev->mr_zombies), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.sdev->res.mr), 0);
+	expect_ref(test, sroce_mr_get_lkey(f.sdev, key), NULL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, f.pd, (uintptr_t)buf, 8,
+					     IB_ACCESS_REMOTE_WRITE), -EACCES);
+	KUNIT_EXPECT_NE(test, sroce_mr_copy(mr, (uintptr_t)buf, buf, 8,
+					    SROCE_COPY_TO_MR), 0);
+
+	sroce_mr_put(mr);
+	left = wait_var_event_timeout(&f.sdev->mr_zombies,
+				      !atomic_read(&f.sdev->mr_zombies),
+				      10 * HZ);
+	KUNIT_EXPECT_GT(test, left, 0);
+	rcu_barrier();
+	fake_check_empty(test, &f);
+}
+
 static void mw_type1_refuse_test(struct kunit *test)
 {
 	struct ib_mr *ibmr, *nobind, *readonly;
@@ -752,6 +796,7 @@ static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE(alloc_mr_args_test),
 	KUNIT_CASE(frmr_register_test),
 	KUNIT_CASE(frmr_copy_test),
+	KUNIT_CASE(dereg_while_held_test),
 	KUNIT_CASE(mw_type2_test),
 	KUNIT_CASE(mw_type1_refuse_test),
 	KUNIT_CASE(mw_type1_rebind_test),
