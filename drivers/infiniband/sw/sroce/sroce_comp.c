@@ -235,6 +235,28 @@ static void sroce_comp_rnr(struct sroce_qp *qp,
 		  jiffies + max(1UL, usecs_to_jiffies(sroce_rnr_timer_usecs(code))));
 }
 
+/*
+ * An ACK of a PSN beyond every earlier one is forward progress (IBA 9.7.6.1):
+ * a long message still in flight gets a fresh local ACK timeout and retry
+ * budget, so that its duration is not bounded by timeout * (retry_cnt + 1).
+ */
+static void sroce_comp_progress(struct sroce_qp *qp,
+				const struct sroce_qp_params *p, u32 psn)
+{
+	struct sroce_comp *comp = &qp->comp;
+	u32 idx;
+
+	if (sroce_psn_diff(psn, comp->ack_psn) <= 0)
+		return;
+	comp->ack_psn = psn;
+	if (!sroce_comp_oldest(qp, &idx))
+		return;
+	comp->retry_left = p->retry_cnt;
+	if (p->timeout)
+		mod_timer(&comp->retry_timer,
+			  jiffies + sroce_ack_timeout(p->timeout));
+}
+
 /* An ACK, RNR NAK or NAK (the AETH of an ACKNOWLEDGE packet). */
 static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			   const struct sroce_aeth *aeth, u32 psn)
@@ -245,7 +267,8 @@ static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 
 	switch (sroce_aeth_type(aeth)) {
 	case SROCE_AETH_ACK:
-		sroce_comp_acked(qp, p, psn, true);
+		if (sroce_comp_acked(qp, p, psn, true))
+			sroce_comp_progress(qp, p, psn);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		if (sroce_comp_acked(qp, p, psn, false))
@@ -319,6 +342,7 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 		return;
 	}
 	comp->rd_psn = sroce_psn_next(pkt->psn);
+	sroce_comp_progress(qp, p, pkt->psn);
 	if (pkt->psn == ctx->last_psn)
 		sroce_comp_done(qp, p, idx, IB_WC_SUCCESS);
 }
@@ -426,6 +450,7 @@ void sroce_comp_start(struct sroce_qp *qp, const struct sroce_qp_params *p)
 {
 	qp->comp.retry_left = p->retry_cnt;
 	qp->comp.rnr_left = p->rnr_retry;
+	qp->comp.ack_psn = sroce_psn_add(p->sq_psn, SROCE_PSN_MASK);
 }
 
 /**

@@ -34,6 +34,8 @@ struct sroce_qp_params;
  * @rnr_timer: the RNR NAK delay before the requester resends
  * @retry_left: transport retries left (reset to retry_cnt on progress)
  * @rnr_left: RNR retries left (rnr_retry 7: never counted down)
+ * @ack_psn: the highest PSN an ACK or READ response acknowledged; one
+ *	beyond it is progress and restarts @retry_timer and @retry_left
  * @flags: SROCE_COMP_* bits, set by the timers
  */
 struct sroce_comp {
@@ -47,6 +49,7 @@ struct sroce_comp {
 	struct timer_list rnr_timer;
 	u8 retry_left;
 	u8 rnr_left;
+	u32 ack_psn;
 	unsigned long flags;
 };
 
