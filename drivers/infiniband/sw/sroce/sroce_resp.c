@@ -116,7 +116,8 @@ static void sroce_resp_recv_done(struct sroce_qp *qp,
 	if (status == IB_WC_SUCCESS) {
 		wc.opcode = (pkt->info->flags & SROCE_OPF_WRITE) ?
 			    IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
-		wc.byte_len = (pkt->info->flags & SROCE_OPF_WRITE) ? 0 :
+		/* WRITE with immediate: the length the RETH announced */
+		wc.byte_len = (pkt->info->flags & SROCE_OPF_WRITE) ? resp->wlen :
 			      resp->rwqe.length - resp->cur.resid;
 		if (sroce_opcode_has_imm(pkt->info)) {
 			wc.wc_flags |= IB_WC_WITH_IMM;
@@ -186,6 +187,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		reth = sroce_pkt_reth(skb, pkt);
 		resp->va = sroce_reth_va(reth);
 		resp->resid = sroce_reth_len(reth);
+		resp->wlen = resp->resid;
 		if (!(p->access & IB_ACCESS_REMOTE_WRITE))
 			return SROCE_RESP_NAK_ACCESS;
 		if (resp->resid) {

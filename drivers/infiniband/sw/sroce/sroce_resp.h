@@ -34,6 +34,8 @@ struct sroce_qp;
  * @mr: the MR the current WRITE goes to (referenced), or NULL
  * @va: where its next payload byte goes
  * @resid: bytes of the WRITE still expected
+ * @wlen: length of the current WRITE (its RETH): the byte_len of a WRITE
+ *	with immediate's receive completion
  * @psn: the expected PSN (ePSN)
  * @msn: message sequence number: requests completed
  * @prev: opcode of the last request packet executed, or NULL at a
@@ -52,6 +54,7 @@ struct sroce_resp {
 	struct sroce_mr *mr;
 	u64 va;
 	u32 resid;
+	u32 wlen;
 	u32 psn;
 	u32 msn;
 	const struct sroce_opcode_info *prev;
