@@ -957,7 +957,7 @@ static void summary(struct run *r, double secs)
 			d[i][j] = r->s[i].cnt[j] - before[j];
 	}
 	if (r->o.op != OP_ATOMIC)
-		for (i = 0; i < r->completed && i < r->nmsgs; i++)
+		for (i = 0; i < r->completed; i++)
 			bytes += msg_len(r, i);
 	printf("sroce_integrity: op=%s mtu=%d size=%s%u sges=%u depth=%u bytes=%" PRIu64
 	       " msgs=%" PRIu64 " secs=%.1f MB/s=%.1f retries=%" PRIu64 " timeouts=%" PRIu64
