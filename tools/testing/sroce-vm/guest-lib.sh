@@ -14,10 +14,14 @@
 #   SROCE_MODULES   .ko files built for this kernel from the scenario's
 #                   "# sroce-vm: build-module DIR" lines (DIR relative to
 #                   tools/testing/sroce-vm)
+#   SROCE_PROGS     host programs built from the scenario's
+#                   "# sroce-vm: build-prog DIR" lines (DIR relative to
+#                   tools/testing)
 # Optional header lines in a scenario, read by run.sh:
 #   # sroce-vm: timeout SECONDS
 #   # sroce-vm: ignore-splat EXTENDED-REGEXP   (expected kernel lines)
 #   # sroce-vm: build-module DIR
+#   # sroce-vm: build-prog DIR
 #
 # Module autoload is refused in the VM: load modules explicitly
 # (sroce_modprobe, sroce_load_ko) or allow one alias (sroce_allow_autoload).

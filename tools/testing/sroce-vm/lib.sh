@@ -158,6 +158,30 @@ build_module() {
 	echo "$dst"
 }
 
+# build_prog DIR: build the host program in DIR (a directory under
+# tools/testing with a Makefile whose default target builds executables)
+# in $SROCE_CACHE/progbuild/<co>-<name>/, which it prints.  Programs run in
+# the guest on the host's userspace, so one build serves every kernel.
+# Used by scenarios' "# sroce-vm: build-prog DIR" lines.
+build_prog() {
+	local src=$1 dst log
+	dst=$SROCE_CACHE/progbuild/$(checkout_id)-$(basename "$src")
+	log=$dst.log
+	mkdir -p "$dst"
+	if ! (
+		flock 9
+		rsync -a --include='*/' --include='*.[ch]' --include=Makefile \
+			--exclude='*' "$src/" "$dst/" &&
+			nice -n 5 make -C "$dst" -j"$(nproc)" \
+				CFLAGS="-O2 -Wall -Wextra -Werror" >"$log" 2>&1
+	) 9>"$dst.lock"; then
+		vm_say "program $src did not build; see $log"
+		tail -n 20 "$log" >&2
+		return 1
+	fi
+	echo "$dst"
+}
+
 # ---------------------------------------------------------------------------
 # Initramfs: busybox-static, the guest init, the autoload guard, and the
 # modules the kernel needs to reach the 9p root (stock: as modules; debug:

@@ -182,6 +182,7 @@ write_job_env() {
 		echo "SROCE_TOP=$(shq "$SROCE_TOP")"
 		echo "SROCE_VM_LIB=$(shq "$VM_DIR/guest-lib.sh")"
 		echo "SROCE_MODULES=$(shq "$job/modules")"
+		echo "SROCE_PROGS=$(shq "$job/progs")"
 		echo "SCENARIO_NAME=$(shq "$name")"
 		echo "SCENARIO_PATH=$(shq "$scenario")"
 		echo "SCENARIO_TIMEOUT=$(shq "$timeout")"
@@ -209,6 +210,19 @@ build_scenario_modules() {
 		out=$(build_module "$VM_DIR/$dir") || return 1
 		cp "$out"/*.ko "$job/modules/"
 	done < <(scenario_header "$scenario" build-module)
+}
+
+# "# sroce-vm: build-prog DIR" (DIR relative to tools/testing): build it on
+# the host and put its executables in $SROCE_PROGS.
+build_scenario_progs() {
+	local scenario=$1 job=$2 dir out f
+	mkdir -p "$job/progs"
+	while IFS= read -r dir; do
+		out=$(build_prog "$VM_DIR/../$dir") || return 1
+		while IFS= read -r f; do
+			cp "$f" "$job/progs/"
+		done < <(find "$out" -maxdepth 1 -type f -perm -u+x)
+	done < <(scenario_header "$scenario" build-prog)
 }
 
 scenario_mem() {
@@ -325,6 +339,10 @@ run_scenario() {
 	write_job_env "$job" "$gpath" "$name" "$timeout"
 	if ! build_scenario_modules "$scenario" "$job"; then
 		report "$name" "a module of its build-module lines did not build"
+		return
+	fi
+	if ! build_scenario_progs "$scenario" "$job"; then
+		report "$name" "a program of its build-prog lines did not build"
 		return
 	fi
 	vm_say "$name [$K_NAME]: booting ($job)"
