@@ -17,8 +17,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 VM=$SROCE_TOP/tools/testing/sroce-vm
 
 main() {
-	local run table out rc=0
+	local run table out rev rc=0
 
+	rev=$(git -C "$SROCE_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 	mkdir -p "$SROCE_CACHE/vm-runs" "$SROCE_CACHE/bench"
 	run=$(mktemp -d "$SROCE_CACHE/vm-runs/$(date +%Y%m%d-%H%M%S)-bench-XXXX")
 	"$VM/run.sh" --kernel stock --results "$run" "$@" bench || rc=$?
@@ -29,8 +30,8 @@ main() {
 	fi
 	out=$SROCE_CACHE/bench/$(date +%Y%m%d-%H%M%S).txt
 	{
-		echo "# $(git -C "$SROCE_TOP" describe --always --dirty 2>/dev/null ||
-			echo unknown) on $(hostname), host $(nproc) CPUs"
+		echo "# sroce $rev; host $(hostname), $(nproc) CPUs," \
+			"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 		cat "$table"
 	} >"$out"
 	cat "$out"
