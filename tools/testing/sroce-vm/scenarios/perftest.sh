@@ -28,16 +28,24 @@ failed=0
 
 # check TEST FAMILY MTU SIZE ITERS [EXTRA-ARG...]: one run, one TAP line.
 check() {
-	local test=$1 fam=$2 mtu=$3 size=$4 iters=$5 name t0 line
+	local test=$1 fam=$2 mtu=$3 size=$4 iters=$5 name t0 line note
 
 	shift 5
 	num=$((num + 1))
 	name="$test${*:+ $*} size ${size/-/default} mtu $mtu IPv$fam"
 	t0=$SECONDS
-	if perf_run "$num" "$test" sroce0 sroce1 "$fam" "$mtu" "$size" \
-		    "$iters" "$@"; then
+	note=""
+	if ! perf_run "$num" "$test" sroce0 sroce1 "$fam" "$mtu" "$size" \
+		      "$iters" "$@" && [[ $PERF_WHY == result* ]]; then
+		# Both sides exited 0 but the figure is 0.00 or inf: perftest's
+		# cycle counting under TCG, not the transfer. Once more.
+		note=" (retried: first $PERF_WHY)"
+		perf_run "$num-retry" "$test" sroce0 sroce1 "$fam" "$mtu" \
+			 "$size" "$iters" "$@" || true
+	fi
+	if [ -z "$PERF_WHY" ]; then
 		passed=$((passed + 1))
-		line="ok $num - $name: $PERF_VAL $(perf_unit "$test")"
+		line="ok $num - $name: $PERF_VAL $(perf_unit "$test")$note"
 	else
 		failed=$((failed + 1))
 		line="not ok $num - $name: $PERF_WHY"
