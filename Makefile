@@ -8,7 +8,7 @@ KDIR ?= $(shell bash -c 'source scripts/env.sh && echo $$SROCE_KDIR')
 W ?= 1
 
 .PHONY: all modules clean sparse checkpatch kunit setup debug-kernel \
-	vm-test vm-test-debug check demo help
+	vm-test vm-test-debug check demo bench help
 
 all: modules
 
@@ -33,7 +33,7 @@ setup:
 debug-kernel:
 	scripts/debug-kernel.sh
 
-VM_SCENARIOS := $(addprefix tools/testing/sroce-vm/scenarios/,device.sh verbs.sh kverbs.sh rc.sh)
+VM_SCENARIOS := $(addprefix tools/testing/sroce-vm/scenarios/,device.sh verbs.sh kverbs.sh rc.sh perftest.sh)
 
 vm-test:
 	tools/testing/sroce-vm/run.sh --kernel stock $(VM_SCENARIOS)
@@ -47,11 +47,15 @@ check:
 demo:
 	scripts/demo.sh
 
+bench:
+	scripts/bench.sh
+
 help:
 	@echo "make              build sroce.ko against Debian's 6.1 headers (W=1)"
 	@echo "make setup        install every Debian package the project needs, fetch the stock kernel"
-	@echo "make demo         set up, build, boot the stock kernel in QEMU and show sroce0"
+	@echo "make demo         set up, build, boot the stock kernel in QEMU: ibv_rc_pingpong between two sroce devices"
 	@echo "make check        set up, then run every test (build, sparse, checkpatch, KUnit, VM scenarios)"
+	@echo "make bench        perftest matrix on sroce (workqueue, tasklet) and rdma_rxe in QEMU; not in check"
 	@echo "make sparse       sparse (C=2) over the driver"
 	@echo "make checkpatch   scripts/checkpatch.pl --strict on drivers/ and include/"
 	@echo "make kunit        KUnit suites in a QEMU kernel built from linux-source-6.1"

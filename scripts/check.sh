@@ -128,6 +128,7 @@ check_vm() {
 		tools/testing/sroce-vm/scenarios/verbs.sh \
 		tools/testing/sroce-vm/scenarios/kverbs.sh \
 		tools/testing/sroce-vm/scenarios/rc.sh \
+		tools/testing/sroce-vm/scenarios/perftest.sh \
 		>"$out" 2>"$logdir/vm-$kernel.log"
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then
 		tail -n 60 "$logdir/vm-$kernel.log"
@@ -145,20 +146,22 @@ check_vm() {
 }
 
 # check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
-# run a suite (verbs: "ok N - name", "not ok N - name: why"; kverbs:
-# "sroce-kverbs: ok name", "sroce-kverbs: FAIL name: why"), from the
-# results the guest left in the run directory.
+# run a suite (verbs and perftest: "ok N - name", "not ok N - name: why";
+# kverbs: "sroce-kverbs: ok name", "sroce-kverbs: FAIL name: why"), from
+# the results the guest left in the run directory.
 check_vm_suites() {
-	local kernel=$1 run file line
+	local kernel=$1 run file line suite
 
 	run=$(sed -n 's/^sroce-vm: results in //p' "$2" | head -n 1)
 	[ -n "$run" ] || return 0
-	for file in "$run/$kernel"/verbs/results/verbs*.txt; do
+	for file in "$run/$kernel"/verbs/results/verbs*.txt \
+		    "$run/$kernel"/perftest/results/perftest.txt; do
 		[ -f "$file" ] || continue
+		suite=$(basename "$(dirname "$(dirname "$file")")")
 		while read -r line; do
 			case $line in
-			ok\ *) pass "vm verbs [$kernel] ${line#ok }" ;;
-			not\ ok\ *) fail "vm verbs [$kernel] ${line#not ok }" ;;
+			ok\ *) pass "vm $suite [$kernel] ${line#ok }" ;;
+			not\ ok\ *) fail "vm $suite [$kernel] ${line#not ok }" ;;
 			esac
 		done <"$file"
 	done

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The demo: make sure the machine is set up (scripts/setup.sh, as root),
-# then boot Debian's stock kernel in QEMU, load sroce.ko, create sroce0 on a
-# veth and show it with ibv_devinfo (guest scenario
-# tools/testing/sroce-vm/scenarios/demo.sh).  Prints what the guest printed.
+# then boot Debian's stock kernel in QEMU, load sroce.ko, create sroce0 and
+# sroce1 on a veth pair, show them with ibv_devinfo, run ibv_rc_pingpong
+# with data validation between them and show their counters (guest
+# scenario tools/testing/sroce-vm/scenarios/demo.sh).  Prints what the
+# guest printed.
 #
 # Usage: scripts/demo.sh [run.sh options, e.g. --kernel debug]
 # Exit: 0 if the demo scenario passed.

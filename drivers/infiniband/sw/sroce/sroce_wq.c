@@ -20,6 +20,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -363,7 +364,20 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (err)
 			*bad_wr = wr;
 	}
-	sroce_sq_kick(qp);
+	if (qp->user && sroce_qp_state(qp) == IB_QPS_RTS) {
+		/*
+		 * The doorbell of user space, in its system call: run the
+		 * requester here, as softirq would, rather than wait for a
+		 * worker or for ksoftirqd to be scheduled next to busy-polling
+		 * applications (up to a tick). Packets to a local device are
+		 * then received when bottom halves are enabled again.
+		 */
+		local_bh_disable();
+		sroce_task_run(&qp->req.task);
+		local_bh_enable();
+	} else {
+		sroce_sq_kick(qp);
+	}
 	return err;
 }
 

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Demo: load sroce.ko, create sroce0 on a veth and show it with stock
-# rdma-core.  Everything printed is also kept in $SROCE_RESULTS/demo.txt,
-# which scripts/demo.sh shows.
+# Demo: load sroce.ko, create sroce0 and sroce1 on the two ends of a veth
+# pair, show them with stock rdma-core, move data between them with
+# ibv_rc_pingpong (RC SEND, the receiver checks every byte), and show the
+# devices' counters.  Everything printed is also kept in
+# $SROCE_RESULTS/demo.txt, which scripts/demo.sh shows.
+#
+#   veth0 (10.0.0.1) <-- veth pair --> veth1 (10.0.0.2)
+#     sroce0 (client)                    sroce1 (server)
+#
 # sroce-vm: timeout 300
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
 
+export SROCE_SCENARIO=demo
 exec > >(tee "$SROCE_RESULTS/demo.txt") 2>&1
 
 # show CMD...: print the command, then run it.
@@ -17,34 +24,33 @@ show() {
 	"$@"
 }
 
-# wait_gid DEV INDEX: GIDs appear asynchronously, once ib_core has seen
-# the netdev's addresses.
-wait_gid() {
-	local _
-
-	for _ in $(seq 1 100); do
-		[ -s "/sys/class/infiniband/$1/ports/1/gids/$2" ] &&
-			! grep -q '^0000:0000:0000:0000:0000:0000:0000:0000$' \
-				"/sys/class/infiniband/$1/ports/1/gids/$2" && return 0
-		sleep 0.1
-	done
-	sroce_fail "$1 has no GID at index $2"
-}
-
-sroce_veth veth0 veth1
 sroce_modprobe ib_core ib_uverbs
 # shellcheck disable=SC2119 # no module parameters
 sroce_load_ko
-show rdma link add sroce0 type sroce netdev veth0
-show rdma link add sroce1 type sroce netdev veth1
-wait_gid sroce0 1
+echo "# rdma link add sroce0 type sroce netdev veth0 (and sroce1 on veth1)"
+sroce_rdma_pair sroce sroce0 sroce1 9000
 show rdma link show
 show ibv_devices
 show ibv_devinfo -d sroce0
-echo "# ibv_devinfo -v -d sroce0 | grep GID"
-ibv_devinfo -v -d sroce0 | grep GID
 ibv_devinfo -d sroce0 | grep -q 'state:.*PORT_ACTIVE' ||
 	sroce_fail "sroce0 is not PORT_ACTIVE"
+g0=$(sroce_gid_index sroce0 10.0.0.1)
+g1=$(sroce_gid_index sroce1 10.0.0.2)
+
 echo
-echo "sroce0 and sroce1 sit on the two ends of a veth pair; RDMA traffic"
-echo "between them arrives with the data path (see README.md, Status)."
+echo "# ibv_rc_pingpong: 1000 round trips of a 64 KiB RC SEND, path MTU"
+echo "# 4096; -c makes the receiver check the data pattern of every message"
+echo "# ibv_rc_pingpong -d sroce1 -g $g1 -c -m 4096 -s 65536 -n 1000 &    (server)"
+timeout 120 ibv_rc_pingpong -d sroce1 -g "$g1" -c -m 4096 -s 65536 -n 1000 \
+	>/tmp/server.txt 2>&1 &
+server=$!
+sleep 1
+show timeout 120 ibv_rc_pingpong -d sroce0 -g "$g0" -c -m 4096 -s 65536 \
+	-n 1000 10.0.0.2 || sroce_fail "ibv_rc_pingpong client failed"
+wait "$server" || { cat /tmp/server.txt; sroce_fail "ibv_rc_pingpong server failed"; }
+echo "# (server side)"
+cat /tmp/server.txt
+
+echo
+show rdma statistic show link sroce0/1
+show rdma statistic show link sroce1/1

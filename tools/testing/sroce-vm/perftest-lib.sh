@@ -1,0 +1,130 @@
+# shellcheck shell=bash disable=SC2034 # PERF_VAL, PERF_WHY: for the caller
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# perftest helpers for the perftest and bench scenarios: run one perftest
+# 4.5 test between two RDMA devices of a sroce_rdma_pair (server on DEV1,
+# client on DEV0) and parse its result line.  Source after guest-lib.sh.
+#
+# The bandwidth tests (ib_*_bw) print, after a "#bytes" header line,
+#   #bytes #iterations BW-peak[MB/s] BW-average[MB/s] MsgRate[Mpps]
+# and the latency tests (ib_*_lat, iteration mode)
+#   #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9 [usec]
+# A run yields BW average (MB/s) or t_typical (usec).
+
+# Server-side limit for one run; the client gets the same.
+PERF_TIMEOUT=${PERF_TIMEOUT:-90}
+
+# perf_port_listening PORT: a TCP socket listens on PORT.  Reads
+# /proc/net/tcp{,6} with builtins: ss would need the sock_diag modules
+# (autoload is refused), and every fork is slow under TCG.
+perf_port_listening() {
+	local hex f _ local_addr _rem st _rest
+
+	printf -v hex ':%04X' "$1"
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		while read -r _ local_addr _rem st _rest; do
+			[ "$st" = 0A ] && [ "${local_addr%"$hex"}" != "$local_addr" ] &&
+				return 0
+		done <"$f"
+	done
+	return 1
+}
+
+# perf_result FILE TEST: print the figure of merit of a finished run (see
+# above) from its output FILE; fail if there is none.
+perf_result() {
+	local col=4
+
+	case $2 in
+	*_lat) col=5 ;;
+	esac
+	awk -v col="$col" '
+		/^ *#bytes/ { hdr = 1; next }
+		hdr && $1 ~ /^[0-9]+$/ && NF >= col { print $col; found = 1; exit }
+		END { exit !found }' "$1"
+}
+
+# perf_positive VALUE: VALUE is a number greater than zero.
+perf_positive() {
+	awk -v v="$1" 'BEGIN { exit !(v ~ /^[0-9]*\.?[0-9]+$/ && v + 0 > 0) }'
+}
+
+# perf_run TAG TEST DEV0 DEV1 FAMILY MTU SIZE ITERS [EXTRA-ARG...]
+#
+# One run of perftest TEST over the GIDs of FAMILY (4 or 6): server on DEV1
+# (10.0.0.2 / fd00::2), client on DEV0 connecting to 10.0.0.2 for the
+# out-of-band exchange.  SIZE "-" leaves the size to the test (atomics).
+# Output goes to perf-TAG-{srv,cli}.txt in the cwd.  Returns 0 only if
+# both sides exited 0 within PERF_TIMEOUT and the figure is > 0; sets
+# PERF_VAL to the figure, or PERF_WHY to why not (and shows both sides'
+# output on stderr).  Call it directly, not in $(...): it sets globals.
+perf_run() {
+	local tag=$1 test=$2 d0=$3 d1=$4 fam=$5 mtu=$6 size=$7 iters=$8
+	local port=$((18515 + RANDOM % 2000)) a0 a1 g0="" g1="" spid srv cli val _
+	local args=()
+
+	shift 8
+	PERF_VAL=""
+	PERF_WHY=""
+	if [ "$fam" = 6 ]; then
+		a0=fd00::1 a1=fd00::2
+	else
+		a0=10.0.0.1 a1=10.0.0.2
+	fi
+	if ! g0=$(sroce_gid_index "$d0" "$a0" 2>&1) ||
+	   ! g1=$(sroce_gid_index "$d1" "$a1" 2>&1); then
+		PERF_WHY="no GID for IPv$fam: $g0 $g1"
+		return 1
+	fi
+	args=(-F -m "$mtu" -n "$iters" -p "$port")
+	[ "$size" = - ] || args+=(-s "$size")
+	args+=("$@")
+	timeout "$PERF_TIMEOUT" "$test" -d "$d1" -x "$g1" "${args[@]}" \
+		>"perf-$tag-srv.txt" 2>&1 &
+	spid=$!
+	for _ in $(seq 1 100); do
+		perf_port_listening "$port" && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	set +e
+	timeout "$PERF_TIMEOUT" "$test" -d "$d0" -x "$g0" "${args[@]}" 10.0.0.2 \
+		>"perf-$tag-cli.txt" 2>&1
+	cli=$?
+	if [ "$cli" != 0 ]; then
+		# A server whose client is gone would wait out its timeout.
+		for _ in $(seq 1 50); do
+			kill -0 "$spid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$spid" 2>/dev/null
+	fi
+	wait "$spid"
+	srv=$?
+	set -e
+	if [ "$srv" != 0 ] || [ "$cli" != 0 ]; then
+		PERF_WHY="server exit $srv, client exit $cli"
+	elif ! val=$(perf_result "perf-$tag-cli.txt" "$test"); then
+		PERF_WHY="no result line in the client's output"
+	elif ! perf_positive "$val"; then
+		PERF_WHY="result '$val' is not > 0"
+	fi
+	if [ -n "$PERF_WHY" ]; then
+		{
+			echo "--- $test server (gid $g1) ---"
+			cat "perf-$tag-srv.txt"
+			echo "--- $test client (gid $g0) ---"
+			cat "perf-$tag-cli.txt"
+		} >&2
+		return 1
+	fi
+	PERF_VAL=$val
+}
+
+# perf_unit TEST: the unit of perf_run's figure for TEST.
+perf_unit() {
+	case $1 in
+	*_lat) echo usec ;;
+	*) echo MB/s ;;
+	esac
+}
