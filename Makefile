@@ -33,7 +33,7 @@ setup:
 debug-kernel:
 	scripts/debug-kernel.sh
 
-VM_SCENARIOS := $(addprefix tools/testing/sroce-vm/scenarios/,device.sh verbs.sh kverbs.sh rc.sh perftest.sh)
+VM_SCENARIOS := $(addprefix tools/testing/sroce-vm/scenarios/,$(shell grep -v '^\#' tools/testing/sroce-vm/check-scenarios))
 
 vm-test:
 	tools/testing/sroce-vm/run.sh --kernel stock $(VM_SCENARIOS)

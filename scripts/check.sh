@@ -118,17 +118,14 @@ check_kunit() {
 # check_vm KERNEL: every sroce scenario on one kernel. run.sh prints its
 # PASS/FAIL lines on stdout, progress and failing consoles on stderr.
 check_vm() {
-	local kernel=$1 out line
+	local kernel=$1 out line scenarios
 
 	out="$logdir/vm-$kernel.results"
 
 	echo "== vm-$kernel"
-	tools/testing/sroce-vm/run.sh --kernel "$kernel" \
-		tools/testing/sroce-vm/scenarios/device.sh \
-		tools/testing/sroce-vm/scenarios/verbs.sh \
-		tools/testing/sroce-vm/scenarios/kverbs.sh \
-		tools/testing/sroce-vm/scenarios/rc.sh \
-		tools/testing/sroce-vm/scenarios/perftest.sh \
+	mapfile -t scenarios < <(grep -v '^#' tools/testing/sroce-vm/check-scenarios |
+		sed 's|^|tools/testing/sroce-vm/scenarios/|')
+	tools/testing/sroce-vm/run.sh --kernel "$kernel" "${scenarios[@]}" \
 		>"$out" 2>"$logdir/vm-$kernel.log"
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then
 		tail -n 60 "$logdir/vm-$kernel.log"
@@ -146,7 +143,7 @@ check_vm() {
 }
 
 # check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
-# run a suite (verbs and perftest: "ok N - name", "not ok N - name: why";
+# run a suite (verbs, rcops and perftest: "ok N - name", "not ok N - name: why";
 # kverbs: "sroce-kverbs: ok name", "sroce-kverbs: FAIL name: why"), from
 # the results the guest left in the run directory.
 check_vm_suites() {
@@ -155,6 +152,7 @@ check_vm_suites() {
 	run=$(sed -n 's/^sroce-vm: results in //p' "$2" | head -n 1)
 	[ -n "$run" ] || return 0
 	for file in "$run/$kernel"/verbs/results/verbs*.txt \
+		    "$run/$kernel"/rcops/results/rcops.txt \
 		    "$run/$kernel"/perftest/results/perftest.txt; do
 		[ -f "$file" ] || continue
 		suite=$(basename "$(dirname "$(dirname "$file")")")
