@@ -137,7 +137,14 @@ static void sroce_qp_engines_kick(struct sroce_qp *qp)
 	sroce_task_schedule(&qp->resp.task);
 }
 
-static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+/**
+ * sroce_qp_event() - raise an affiliated asynchronous event of a QP
+ * @qp: the QP
+ * @type: the event
+ *
+ * Context: any; the caller holds none of the QP's locks.
+ */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
