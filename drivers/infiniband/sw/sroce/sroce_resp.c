@@ -4,9 +4,9 @@
  *
  * Every request packet first meets the PSN check against the expected
  * PSN (ePSN, sroce_resp_psn_class()). The expected one is executed; a
- * duplicate is answered and never executed twice: a SEND or WRITE is
- * ACKed again with the PSN before the ePSN and the current MSN (which
- * also covers packets whose ACK was coalesced), a READ is served again
+ * duplicate is answered and never executed twice: a SEND or WRITE that
+ * asks for an ACK is ACKed again with the PSN before the ePSN and the
+ * current MSN (which also covers packets whose ACK was coalesced), a READ is served again
  * from its responder resource (from the packet the duplicate's PSN
  * names, IBA 9.7.5.1.3, its R_Key checked again), an atomic is answered
  * with the original value its resource saved. One from the future gets a
@@ -570,8 +570,13 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	}
 	/*
 	 * Everything before the ePSN has been executed, including packets
-	 * whose ACK was coalesced: one ACK of ePSN - 1 covers them all.
+	 * whose ACK was coalesced: one ACK of ePSN - 1 covers them all. A
+	 * retried message ends with AckReq, so only a duplicate that asks
+	 * is answered: a resent message of N packets costs one ACK per
+	 * AckReq, not N.
 	 */
+	if (!(pkt->flags & SROCE_PKT_ACKREQ))
+		return;
 	sroce_resp_ack(qp, p, SROCE_AETH_ACK, SROCE_AETH_CREDITS_INVALID,
 		       sroce_psn_add(qp->resp.psn, SROCE_PSN_MASK));
 }
