@@ -137,7 +137,14 @@ static void sroce_qp_engines_kick(struct sroce_qp *qp)
 	sroce_task_schedule(&qp->resp.task);
 }
 
-static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+/**
+ * sroce_qp_event() - raise an affiliated asynchronous event of a QP
+ * @qp: the QP
+ * @type: the event
+ *
+ * Context: any; the caller holds none of the QP's locks.
+ */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -160,9 +167,11 @@ static void sroce_qp_entered(struct sroce_qp *qp, enum ib_qp_state state)
 	case IB_QPS_ERR:
 		sroce_qp_engines_kick(qp);
 		sroce_wq_flush_sq(qp);
-		if (qp->srq)
-			sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
-		else
+		/*
+		 * With an SRQ, the responder (kicked above) flushes the WQE
+		 * it had taken, then raises LAST_WQE_REACHED.
+		 */
+		if (!qp->srq)
 			sroce_wq_flush_rq(qp);
 		break;
 	case IB_QPS_SQE:
@@ -349,11 +358,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_wq_init(qp, init, udata, &resp);
 	if (err)
 		goto err_release_qpn;
-	err = sroce_req_init(qp);
+	err = sroce_resp_init(qp);
 	if (err)
 		goto err_free_wq;
+	err = sroce_req_init(qp);
+	if (err)
+		goto err_free_resp;
 	sroce_comp_init(qp);
-	sroce_resp_init(qp);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
@@ -365,6 +376,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_free_engines:
 	sroce_qp_engines_free(qp);
+	goto err_free_wq;
+err_free_resp:
+	sroce_task_disable(&qp->resp.task);
+	sroce_resp_cleanup(qp);
 err_free_wq:
 	sroce_wq_cleanup(qp);
 err_release_qpn:

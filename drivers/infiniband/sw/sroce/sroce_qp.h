@@ -172,5 +172,6 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_fatal(struct sroce_qp *qp);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 
 #endif /* SROCE_QP_H */

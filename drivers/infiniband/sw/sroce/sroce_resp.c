@@ -3,10 +3,15 @@
  * sroce RC responder: the receive side of a connected QP.
  *
  * Every request packet first meets the PSN check against the expected
- * PSN (ePSN). The expected one is executed; a duplicate is answered (an
- * ACK of what was already executed, or the READ served again) and never
- * executed twice; one from the future gets a single PSN sequence error
- * NAK and is dropped, like everything after it until the ePSN arrives.
+ * PSN (ePSN, sroce_resp_psn_class()). The expected one is executed; a
+ * duplicate is answered and never executed twice: a SEND or WRITE that
+ * asks for an ACK is ACKed again with the PSN before the ePSN and the
+ * current MSN (which also covers packets whose ACK was coalesced), a READ is served again
+ * from its responder resource (from the packet the duplicate's PSN
+ * names, IBA 9.7.5.1.3, its R_Key checked again), an atomic is answered
+ * with the original value its resource saved. One from the future gets a
+ * single PSN sequence error NAK and is dropped, like everything after it
+ * until the ePSN arrives.
  *
  * Execution: a SEND takes the next receive WQE (RQ or SRQ; RNR NAK when
  * there is none) at its first packet and scatters each packet into it
@@ -15,9 +20,21 @@
  * request, never a truncation. An RDMA WRITE resolves its RETH rkey at
  * the first packet and copies every packet to the address it names; with
  * immediate, its last packet also consumes a receive WQE, for the
- * immediate and the completion only. An RDMA READ is answered at once
- * with response packets gathered from the rkey's memory. An ACK goes out
- * for every packet that asks for one.
+ * immediate and the completion only. An RDMA READ or atomic takes a
+ * responder resource (at most max_dest_rd_atomic; one too many is an
+ * invalid request NAK, see sroce_resp_res.c for when resources retire).
+ * A READ's response goes out SROCE_RESP_READ_BUDGET packets per run of
+ * the task, the resource holding the cursor; the requests behind it wait
+ * in the queue, in order. An ACK goes out for every packet that asks for
+ * one; the others are counted as deferred (ack_deferred).
+ *
+ * Receive completions are posted with no queue lock held, so that a
+ * completion handler may post receives to the same QP. When the QP goes
+ * to ERR, a receive WQE a SEND had taken is flushed first: an RQ WQE is
+ * still at the head of the RQ, which is flushed in order; an SRQ WQE is
+ * completed with IB_WC_WR_FLUSH_ERR by the responder, which then raises
+ * IB_EVENT_QP_LAST_WQE_REACHED. A QP reset or destroyed flushes a taken
+ * SRQ WQE the same way, so that the consumer gets it back.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -36,6 +53,7 @@
 #include "sroce_qp.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
+#include "sroce_resp_res.h"
 #include "sroce_srq.h"
 #include "sroce_stats.h"
 
@@ -84,6 +102,7 @@ static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 		else
 			err = sroce_wqe_check_recv(sroce_queue_consumer_slot(&qp->rq.queue),
 						   qp->rq.max_sge, &resp->rwqe);
+		resp->rq_idx = qp->rq.queue.cons;
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 	}
 	if (err)
@@ -91,6 +110,41 @@ static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 	resp->has_rwqe = true;
 	sroce_cursor_init(&resp->cur, resp->rwqe.length);
 	return 0;
+}
+
+/*
+ * Give up the receive WQE taken. An RQ WQE leaves its ring here, unless
+ * a flush of the RQ (the QP went to ERR meanwhile) has already completed
+ * it: then false, and it must not complete again. Takes no lock the
+ * caller may hold across the completion that follows.
+ */
+static bool sroce_resp_release_rwqe(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	unsigned long flags;
+	bool ours = true;
+
+	if (!resp->has_rwqe)
+		return false;
+	resp->has_rwqe = false;
+	sroce_key_cache_flush(&resp->kc);
+	if (qp->srq)
+		return true;
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	ours = !sroce_queue_empty(&qp->rq.queue) &&
+	       qp->rq.queue.cons == resp->rq_idx;
+	if (ours)
+		sroce_queue_advance_consumer(&qp->rq.queue);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return ours;
+}
+
+/* Post a receive completion; no queue lock of the QP is held. */
+static void sroce_resp_post_wc(struct sroce_qp *qp, const struct ib_wc *wc,
+			       bool solicited)
+{
+	if (sroce_cq_post(qp->rcq, wc, solicited))
+		sroce_qp_fatal(qp);
 }
 
 /* Complete the receive WQE taken; the RQ slot is released here. */
@@ -108,11 +162,7 @@ static void sroce_resp_recv_done(struct sroce_qp *qp,
 		.src_qp = p->dest_qpn,
 		.port_num = SROCE_PORT_NUM,
 	};
-	unsigned long flags;
-	bool lost;
 
-	if (!resp->has_rwqe)
-		return;
 	if (status == IB_WC_SUCCESS) {
 		wc.opcode = (pkt->info->flags & SROCE_OPF_WRITE) ?
 			    IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
@@ -127,16 +177,33 @@ static void sroce_resp_recv_done(struct sroce_qp *qp,
 			wc.ex.invalidate_rkey = sroce_ieth_rkey(sroce_pkt_ieth(skb, pkt));
 		}
 	}
-	if (!qp->srq) {
-		spin_lock_irqsave(&qp->rq.lock, flags);
-		sroce_queue_advance_consumer(&qp->rq.queue);
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
-	}
+	if (sroce_resp_release_rwqe(qp))
+		sroce_resp_post_wc(qp, &wc, pkt->flags & SROCE_PKT_SOLICITED);
+}
+
+/*
+ * The QP left the receiving states with a receive WQE taken: an SRQ WQE
+ * is out of its ring, so it completes here with IB_WC_WR_FLUSH_ERR; an
+ * RQ WQE is still at the head of the RQ and is flushed (or, in RESET,
+ * dropped) from there, ahead of the WQEs behind it.
+ */
+static void sroce_resp_flush_rwqe(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct ib_wc wc = {
+		.wr_id = resp->rwqe.wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT_NUM,
+	};
+
+	if (!resp->has_rwqe)
+		return;
 	resp->has_rwqe = false;
 	sroce_key_cache_flush(&resp->kc);
-	lost = sroce_cq_post(qp->rcq, &wc, pkt->flags & SROCE_PKT_SOLICITED);
-	if (lost)
-		sroce_qp_fatal(qp);
+	if (qp->srq)
+		sroce_resp_post_wc(qp, &wc, false);
 }
 
 static enum sroce_resp_result
@@ -259,45 +326,155 @@ static u8 sroce_read_resp_opcode(bool first, bool last)
 		      IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 }
 
+/* Start serving @res's READ response at its response packet @start. */
+static void sroce_resp_serve_start(struct sroce_resp *resp,
+				   struct sroce_resp_res *res, u32 start)
+{
+	res->start = start;
+	res->next = start;
+	resp->serving = res;
+}
+
 /*
- * Serve a READ request (new or duplicate): all response packets now.
- * *@npkts is set to the PSNs the READ uses.
+ * Send the next packets of the READ response being served, at most
+ * SROCE_RESP_READ_BUDGET. The R_Key is looked up again for what is left,
+ * so an MR invalidated or deregistered meanwhile ends the response with
+ * a remote access error NAK. A packet the network refused is lost like
+ * any other and left to the requester's retry.
  */
+static void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_res *res = resp->serving;
+	u32 off = sroce_resp_read_offset(0, res->next, mtu);
+	u32 left = res->read.len - min(off, res->read.len);
+	struct sroce_mr *mr = NULL;
+	u32 budget, n, mark;
+	int err = 0;
+	u8 opcode;
+
+	/*
+	 * Requests that arrived before this chunk arrived before the last
+	 * packet of the response went out. Taken before any packet is sent,
+	 * so that a request the peer sends on seeing the response (it may
+	 * be queued while this runs) is never counted before it.
+	 */
+	mark = resp->arrivals + skb_queue_len_lockless(&resp->rxq);
+
+	if (left) {
+		mr = sroce_rkey_get(sdev, res->read.rkey, qp->ibqp.pd,
+				    qp->ibqp.qp_num, res->read.va + off, left,
+				    IB_ACCESS_REMOTE_READ, &err);
+		if (!mr)
+			err = -EFAULT;
+	}
+	for (budget = SROCE_RESP_READ_BUDGET; !err && budget; budget--) {
+		if (res->next == res->npkts)
+			break;
+		n = sroce_pkt_payload(left, mtu);
+		opcode = sroce_read_resp_opcode(res->next == res->start,
+						res->next + 1 == res->npkts);
+		err = sroce_resp_read_pkt(qp, p, mr, res->read.va + off, n,
+					  opcode,
+					  sroce_psn_add(res->first_psn, res->next));
+		if (err != -EFAULT)
+			err = 0;
+		res->next++;
+		off += n;
+		left -= n;
+	}
+	if (mr)
+		sroce_mr_put(mr);
+	if (err) {
+		resp->serving = NULL;
+		sroce_resp_ack(qp, p, SROCE_AETH_NAK, SROCE_NAK_REM_ACCESS_ERR,
+			       sroce_psn_add(res->first_psn, res->next));
+		sroce_qp_error(qp);
+		return;
+	}
+	if (res->next < res->npkts)
+		return;
+	resp->serving = NULL;
+	if (!res->answered) {
+		res->answered = true;
+		res->answered_mark = mark;
+	}
+}
+
+/* Take a resource for a new READ or atomic; NULL: one too many. */
+static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
+						  const struct sroce_qp_params *p,
+						  const struct sroce_pkt *pkt,
+						  u32 npkts)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_res *res;
+
+	res = sroce_resp_res_admit(&resp->res, p->max_dest_rd_atomic,
+				   resp->arrival);
+	if (!res)
+		return NULL;
+	res->first_psn = pkt->psn;
+	res->npkts = npkts;
+	res->opcode = pkt->opcode;
+	return res;
+}
+
+/* A new READ: checked, given a resource, and its response started. */
 static enum sroce_resp_result
 sroce_resp_read(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		struct sk_buff *skb, const struct sroce_pkt *pkt, u32 *npkts)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_reth *reth = sroce_pkt_reth(skb, pkt);
-	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
-	u32 len = sroce_reth_len(reth), off = 0, n, i;
+	u32 len = sroce_reth_len(reth), rkey = sroce_reth_rkey(reth);
 	u64 va = sroce_reth_va(reth);
-	struct sroce_mr *mr = NULL;
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
 	int err = 0;
 
-	*npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
+	*npkts = sroce_resp_read_npkts(len, ib_mtu_enum_to_int(p->path_mtu));
 	if (!(p->access & IB_ACCESS_REMOTE_READ) || len > SROCE_MAX_MSG_SIZE)
 		return SROCE_RESP_NAK_ACCESS;
 	if (len) {
-		mr = sroce_rkey_get(sdev, sroce_reth_rkey(reth), qp->ibqp.pd,
-				    qp->ibqp.qp_num, va, len,
-				    IB_ACCESS_REMOTE_READ, &err);
+		mr = sroce_rkey_get(sdev, rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+				    va, len, IB_ACCESS_REMOTE_READ, &err);
 		if (!mr)
 			return SROCE_RESP_NAK_ACCESS;
-	}
-	sroce_stats_inc(sdev, SROCE_CNT_RDMA_RECVS);
-	for (i = 0; i < *npkts; i++, off += n) {
-		n = sroce_pkt_payload(len - off, mtu);
-		err = sroce_resp_read_pkt(qp, p, mr, va + off, n,
-					  sroce_read_resp_opcode(!i,
-								 i + 1 == *npkts),
-					  sroce_psn_add(pkt->psn, i));
-		if (err == -EFAULT)
-			break;
-	}
-	if (mr)
 		sroce_mr_put(mr);
-	return err == -EFAULT ? SROCE_RESP_NAK_ACCESS : SROCE_RESP_OK;
+	}
+	res = sroce_resp_res_take(qp, p, pkt, *npkts);
+	if (!res)
+		return SROCE_RESP_NAK_INVALID;
+	res->read.va = va;
+	res->read.rkey = rkey;
+	res->read.len = len;
+	sroce_stats_inc(sdev, SROCE_CNT_RDMA_RECVS);
+	sroce_resp_serve_start(&qp->resp, res, 0);
+	return SROCE_RESP_OK;
+}
+
+/* Send the ATOMIC ACKNOWLEDGE of the atomic at @psn. */
+static void sroce_resp_atomic_ack(struct sroce_qp *qp,
+				  const struct sroce_qp_params *p, u32 psn,
+				  u64 orig)
+{
+	struct sroce_atmack *ack;
+	struct sroce_aeth *aeth;
+	struct sk_buff *rsp;
+
+	rsp = sroce_rc_pkt_alloc(qp, p, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+				 psn, 0, false, false);
+	if (!rsp)
+		return;
+	aeth = (void *)(rsp->data + SROCE_BTH_LEN);
+	sroce_aeth_set_code(aeth, SROCE_AETH_CREDITS_INVALID);
+	sroce_aeth_set_msn(aeth, qp->resp.msn);
+	ack = (void *)(rsp->data + SROCE_BTH_LEN + sizeof(*aeth));
+	sroce_atmack_set_orig(ack, orig);
+	sroce_rc_pkt_send(qp, p, rsp);
 }
 
 /* Serialises atomics of all QPs against each other. */
@@ -310,10 +487,8 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_atmeth *atm = sroce_pkt_atmeth(skb, pkt);
 	u64 va = sroce_atmeth_va(atm), orig, *target;
-	struct sroce_atmack *ack;
-	struct sroce_aeth *aeth;
+	struct sroce_resp_res *res;
 	struct sroce_mr *mr;
-	struct sk_buff *rsp;
 	int err = 0;
 
 	if (!(p->access & IB_ACCESS_REMOTE_ATOMIC))
@@ -324,7 +499,8 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
 	target = sroce_mr_atomic_ptr(mr, va);
-	if (!target) {
+	res = target ? sroce_resp_res_take(qp, p, pkt, 1) : NULL;
+	if (!res) {
 		sroce_mr_put(mr);
 		return SROCE_RESP_NAK_INVALID;
 	}
@@ -339,18 +515,40 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	spin_unlock_bh(&sroce_atomic_lock);
 	sroce_mr_put(mr);
 
+	res->orig = orig;
+	res->answered = true;
+	res->answered_mark = qp->resp.arrivals +
+			     skb_queue_len_lockless(&qp->resp.rxq);
 	qp->resp.msn++;
-	rsp = sroce_rc_pkt_alloc(qp, p, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
-				 pkt->psn, 0, false, false);
-	if (rsp) {
-		aeth = (void *)(rsp->data + SROCE_BTH_LEN);
-		sroce_aeth_set_code(aeth, SROCE_AETH_CREDITS_INVALID);
-		sroce_aeth_set_msn(aeth, qp->resp.msn);
-		ack = (void *)(rsp->data + SROCE_BTH_LEN + sizeof(*aeth));
-		sroce_atmack_set_orig(ack, orig);
-		sroce_rc_pkt_send(qp, p, rsp);
-	}
+	sroce_resp_atomic_ack(qp, p, pkt->psn, orig);
 	return SROCE_RESP_OK;
+}
+
+/*
+ * A duplicate READ: served again from its resource, from the response
+ * packet its PSN names, if its RETH asks for the rest of the original
+ * READ from there (IBA 9.7.5.1.3). Anything else has no resource (it
+ * retired) or does not match it, and is dropped.
+ */
+static void sroce_resp_dup_read(struct sroce_qp *qp,
+				const struct sroce_qp_params *p,
+				struct sk_buff *skb, const struct sroce_pkt *pkt)
+{
+	struct sroce_reth *reth = sroce_pkt_reth(skb, pkt);
+	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
+	struct sroce_resp_res *res;
+	u32 off;
+
+	res = sroce_resp_res_find(&qp->resp.res, pkt->psn);
+	if (!res || res->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST)
+		return;
+	off = sroce_resp_read_offset(res->first_psn, pkt->psn, mtu);
+	if (sroce_reth_rkey(reth) != res->read.rkey ||
+	    sroce_reth_va(reth) != res->read.va + off ||
+	    (u64)sroce_reth_len(reth) + off != res->read.len)
+		return;
+	sroce_resp_serve_start(&qp->resp, res, sroce_psn(pkt->psn -
+							 res->first_psn));
 }
 
 /* A request from before the ePSN: answer it, never execute it again. */
@@ -358,14 +556,29 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 				 const struct sroce_qp_params *p,
 				 struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
-	u32 npkts;
+	struct sroce_resp_res *res;
 
 	sroce_stats_inc(to_sroce_dev(qp->ibqp.device), SROCE_CNT_DUP_REQ);
 	if (pkt->info->flags & SROCE_OPF_READ) {
-		sroce_resp_read(qp, p, skb, pkt, &npkts);
+		sroce_resp_dup_read(qp, p, skb, pkt);
 		return;
 	}
-	/* Everything before the ePSN has been executed: say so. */
+	if (pkt->info->flags & SROCE_OPF_ATOMIC) {
+		res = sroce_resp_res_find(&qp->resp.res, pkt->psn);
+		if (res && res->first_psn == pkt->psn &&
+		    res->opcode == pkt->opcode)
+			sroce_resp_atomic_ack(qp, p, pkt->psn, res->orig);
+		return;
+	}
+	/*
+	 * Everything before the ePSN has been executed, including packets
+	 * whose ACK was coalesced: one ACK of ePSN - 1 covers them all. A
+	 * retried message ends with AckReq, so only a duplicate that asks
+	 * is answered: a resent message of N packets costs one ACK per
+	 * AckReq, not N.
+	 */
+	if (!(pkt->flags & SROCE_PKT_ACKREQ))
+		return;
 	sroce_resp_ack(qp, p, SROCE_AETH_ACK, SROCE_AETH_CREDITS_INVALID,
 		       sroce_psn_add(qp->resp.psn, SROCE_PSN_MASK));
 }
@@ -398,27 +611,60 @@ static const u8 sroce_resp_nak_code[] = {
 	[SROCE_RESP_NAK_OP] = SROCE_NAK_REM_OP_ERR,
 };
 
+/* The request at the ePSN was executed: move on, ACK or defer. */
+static void sroce_resp_executed(struct sroce_qp *qp,
+				const struct sroce_qp_params *p,
+				const struct sroce_pkt *pkt, u32 npkts)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	struct sroce_resp *resp = &qp->resp;
+	u32 kind = pkt->info->flags;
+
+	resp->nak_sent = false;
+	resp->psn = sroce_psn_add(resp->psn, npkts);
+	sroce_resp_res_retire_stale(&resp->res, resp->psn);
+	resp->prev = pkt->info;
+	if (kind & SROCE_OPF_ATOMIC) {
+		resp->prev = NULL;	/* its MSN moved with the response */
+	} else if (sroce_opcode_ends_msg(pkt->info)) {
+		resp->msn = sroce_psn_next(resp->msn);
+		resp->prev = NULL;
+	}
+	if (!resp->prev)
+		sroce_key_cache_flush(&resp->kc);
+	if (kind & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
+		return;		/* the response acknowledges it */
+	if (pkt->flags & SROCE_PKT_ACKREQ)
+		sroce_resp_ack(qp, p, SROCE_AETH_ACK,
+			       SROCE_AETH_CREDITS_INVALID, pkt->psn);
+	else
+		sroce_stats_inc(sdev, SROCE_CNT_ACK_DEFERRED);
+}
+
 static void sroce_resp_request(struct sroce_qp *qp,
 			       const struct sroce_qp_params *p,
 			       struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_resp *resp = &qp->resp;
-	s32 d = sroce_psn_diff(pkt->psn, resp->psn);
 	enum sroce_resp_result res;
 	u32 npkts;
 
-	if (d < 0) {
+	switch (sroce_resp_psn_class(pkt->psn, resp->psn)) {
+	case SROCE_PSN_DUPLICATE:
 		sroce_resp_duplicate(qp, p, skb, pkt);
 		return;
-	}
-	if (d > 0) {
+	case SROCE_PSN_AHEAD:
 		sroce_stats_inc(sdev, SROCE_CNT_OUT_OF_SEQ_REQ);
-		if (!resp->nak_sent)
+		if (!resp->nak_sent) {
+			sroce_stats_inc(sdev, SROCE_CNT_SENT_SEQ_NAK);
 			sroce_resp_ack(qp, p, SROCE_AETH_NAK,
 				       SROCE_NAK_PSN_SEQ_ERR, resp->psn);
+		}
 		resp->nak_sent = true;
 		return;
+	case SROCE_PSN_EXPECTED:
+		break;
 	}
 
 	res = sroce_resp_execute(qp, p, skb, pkt, &npkts);
@@ -435,25 +681,13 @@ static void sroce_resp_request(struct sroce_qp *qp,
 		sroce_qp_error(qp);
 		return;
 	}
-	resp->nak_sent = false;
-	resp->psn = sroce_psn_add(resp->psn, npkts);
-	resp->prev = pkt->info;
-	if (sroce_opcode_ends_msg(pkt->info) &&
-	    !(pkt->info->flags & SROCE_OPF_ATOMIC)) {
-		resp->msn = sroce_psn_next(resp->msn);
-		resp->prev = NULL;
-	} else if (pkt->info->flags & SROCE_OPF_ATOMIC) {
-		resp->prev = NULL;
-	}
-	if (!resp->prev)
-		sroce_key_cache_flush(&resp->kc);
-	if ((pkt->flags & SROCE_PKT_ACKREQ) &&
-	    !(pkt->info->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)))
-		sroce_resp_ack(qp, p, SROCE_AETH_ACK,
-			       SROCE_AETH_CREDITS_INVALID, pkt->psn);
+	sroce_resp_executed(qp, p, pkt, npkts);
 }
 
-/* Drop what the responder holds: the QP left the receiving states. */
+/*
+ * Drop what the responder holds: the QP left the receiving states. A
+ * receive WQE taken is flushed (sroce_resp_flush_rwqe()).
+ */
 static void sroce_resp_drop_state(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
@@ -464,26 +698,51 @@ static void sroce_resp_drop_state(struct sroce_qp *qp)
 		sroce_mr_put(resp->mr);
 		resp->mr = NULL;
 	}
-	/* An RQ WQE stays in its ring and is flushed from there. */
-	resp->has_rwqe = false;
+	sroce_resp_flush_rwqe(qp);
+	resp->serving = NULL;
+	sroce_resp_res_clear(&resp->res);
 	resp->prev = NULL;
+}
+
+/* The QP is in ERR: flush once, then let the consumer know (SRQ). */
+static void sroce_resp_error(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (resp->err_done) {
+		skb_queue_purge(&resp->rxq);
+		return;
+	}
+	resp->err_done = true;
+	sroce_resp_drop_state(qp);
+	if (qp->srq)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 static int sroce_resp_run(void *arg)
 {
 	struct sroce_qp *qp = arg;
+	struct sroce_resp *resp = &qp->resp;
 	struct sroce_qp_params p;
 	struct sk_buff *skb;
 
 	sroce_qp_params_get(qp, &p);
-	if (p.state == IB_QPS_RESET || p.state == IB_QPS_INIT ||
-	    p.state == IB_QPS_ERR) {
+	if (p.state == IB_QPS_RESET || p.state == IB_QPS_INIT) {
 		sroce_resp_drop_state(qp);
 		return 0;
 	}
-	skb = skb_dequeue(&qp->resp.rxq);
+	if (p.state == IB_QPS_ERR) {
+		sroce_resp_error(qp);
+		return 0;
+	}
+	if (resp->serving) {
+		sroce_resp_serve(qp, &p);
+		return 1;
+	}
+	skb = skb_dequeue(&resp->rxq);
 	if (!skb)
 		return 0;
+	resp->arrival = resp->arrivals++;
 	sroce_resp_request(qp, &p, skb, sroce_skb_pkt(skb));
 	consume_skb(skb);
 	return 1;
@@ -516,28 +775,54 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 /**
  * sroce_resp_init() - set up the responder of a new QP
  * @qp: the QP
+ *
+ * An RC QP gets room for as many responder resources as the device
+ * allows any QP (max_qp_rd_atom); max_dest_rd_atomic limits how many
+ * are used.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
  */
-void sroce_resp_init(struct sroce_qp *qp)
+int sroce_resp_init(struct sroce_qp *qp)
 {
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	int err;
+
+	err = sroce_resp_res_init(&qp->resp.res,
+				  qp->ibqp.qp_type == IB_QPT_RC ?
+				  sdev->attr.max_qp_rd_atom : 0, GFP_KERNEL);
+	if (err)
+		return err;
 	skb_queue_head_init(&qp->resp.rxq);
 	sroce_key_cache_init(&qp->resp.kc);
 	sroce_task_init(&qp->resp.task, "resp", sroce_resp_run, qp);
+	return 0;
 }
 
 /**
  * sroce_resp_reset() - forget the requests of a QP back in RESET
  * @qp: the QP, its tasks disabled
+ *
+ * A receive WQE taken from the SRQ completes with IB_WC_WR_FLUSH_ERR.
+ *
+ * Context: process context.
  */
 void sroce_resp_reset(struct sroce_qp *qp)
 {
 	sroce_resp_drop_state(qp);
 	qp->resp.msn = 0;
 	qp->resp.nak_sent = false;
+	qp->resp.err_done = false;
+	qp->resp.arrivals = 0;
 }
 
 /**
  * sroce_resp_cleanup() - the QP is being destroyed
  * @qp: the QP, its tasks disabled
+ *
+ * A receive WQE taken from the SRQ completes with IB_WC_WR_FLUSH_ERR.
+ *
+ * Context: process context.
  */
 void sroce_resp_cleanup(struct sroce_qp *qp)
 {
@@ -548,4 +833,5 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->resp.rxq.lock, flags);
 	sroce_resp_reset(qp);
 	sroce_task_cleanup(&qp->resp.task);
+	sroce_resp_res_free(&qp->resp.res);
 }

@@ -13,11 +13,18 @@
 
 #include "sroce_copy.h"
 #include "sroce_opcode.h"
+#include "sroce_resp_res.h"
 #include "sroce_task.h"
 #include "sroce_wqe.h"
 
 struct sroce_mr;
 struct sroce_qp;
+
+/*
+ * RDMA READ response packets one run of the responder sends before it
+ * lets the task run again (and other QPs' tasks with it).
+ */
+#define SROCE_RESP_READ_BUDGET	16
 
 /**
  * struct sroce_resp - per-QP responder state
@@ -30,6 +37,7 @@ struct sroce_qp;
  *	WRITE with immediate) consumes
  * @has_rwqe: @rwqe is taken (from the RQ: still in the ring until the
  *	receive completes; from the SRQ: already out of it)
+ * @rq_idx: RQ consumer index of @rwqe when it came from the RQ
  * @cur: scatter cursor in @rwqe
  * @mr: the MR the current WRITE goes to (referenced), or NULL
  * @va: where its next payload byte goes
@@ -42,6 +50,14 @@ struct sroce_qp;
  *	message boundary
  * @nak_sent: a PSN sequence error (or RNR) NAK went out for @psn; stay
  *	silent until @psn arrives
+ * @err_done: the responder has handled the QP's move to ERR (its SRQ
+ *	WQE flushed, LAST_WQE_REACHED raised)
+ * @res: responder resources of the READ and atomic requests
+ *	(sroce_resp_res.c)
+ * @serving: the resource whose READ response is going out, or NULL;
+ *	requests behind it wait in @rxq
+ * @arrivals: request packets taken from @rxq since the last reset
+ * @arrival: arrival number of the packet being executed
  */
 struct sroce_resp {
 	struct sroce_task task;
@@ -50,6 +66,7 @@ struct sroce_resp {
 	struct sroce_key_cache kc;
 	struct sroce_recv_wqe rwqe;
 	bool has_rwqe;
+	u32 rq_idx;
 	struct sroce_sge_cursor cur;
 	struct sroce_mr *mr;
 	u64 va;
@@ -59,9 +76,14 @@ struct sroce_resp {
 	u32 msn;
 	const struct sroce_opcode_info *prev;
 	bool nak_sent;
+	bool err_done;
+	struct sroce_resp_res_ring res;
+	struct sroce_resp_res *serving;
+	u32 arrivals;
+	u32 arrival;
 };
 
-void sroce_resp_init(struct sroce_qp *qp);
+int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_cleanup(struct sroce_qp *qp);
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb);

@@ -48,6 +48,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_DROPPED_NOMEM] = { .name = "dropped_nomem" },
 	[SROCE_CNT_SENT_BYTES] = { .name = "sent_bytes" },
 	[SROCE_CNT_RCVD_BYTES] = { .name = "rcvd_bytes" },
+	[SROCE_CNT_SENT_SEQ_NAK] = { .name = "send_seq_err" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_CNT_NR);

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests for the RC responder's pure rules (sroce_resp_res.c): PSN
+ * classification against the ePSN, READ response geometry and restart
+ * offsets, admission of READ/atomic requests against max_dest_rd_atomic
+ * and the retirement of responder resources.
+ *
+ * Expectations come from IBA vol 1 9.7.5.1 (the 2^23 duplicate window
+ * before the ePSN, the 2^23 - 1 PSNs after it out of sequence), 9.7.5.1.3
+ * (a duplicate READ restarts its response at its own PSN, every packet
+ * but the last one MTU long) and from the retirement rule written down
+ * at the top of sroce_resp_res.c.
+ */
+
+#include <kunit/test.h>
+
+#include "../sroce_resp_res.h"
+
+struct resp_class_case {
+	const char *name;
+	u32 epsn;
+	u32 psn;
+	enum sroce_psn_class want;
+};
+
+static const struct resp_class_case resp_class_cases[] = {
+	{ "the ePSN", 0x000100, 0x000100, SROCE_PSN_EXPECTED },
+	{ "ePSN 0 is expected", 0, 0, SROCE_PSN_EXPECTED },
+	{ "one behind", 0x000100, 0x0000ff, SROCE_PSN_DUPLICATE },
+	{ "one ahead", 0x000100, 0x000101, SROCE_PSN_AHEAD },
+	{ "ahead across the wrap", 0xfffffe, 0x000001, SROCE_PSN_AHEAD },
+	{ "0 after 0xffffff", 0xffffff, 0x000000, SROCE_PSN_AHEAD },
+	{ "duplicate across the wrap", 0x000001, 0xffffff,
+	  SROCE_PSN_DUPLICATE },
+	{ "0xffffff before 0", 0x000000, 0xffffff, SROCE_PSN_DUPLICATE },
+	{ "last PSN ahead: ePSN + 2^23 - 1", 0x000000, 0x7fffff,
+	  SROCE_PSN_AHEAD },
+	{ "ePSN + 2^23 is a duplicate", 0x000000, 0x800000,
+	  SROCE_PSN_DUPLICATE },
+	{ "oldest duplicate: ePSN - 2^23", 0x400000, 0xc00000,
+	  SROCE_PSN_DUPLICATE },
+	{ "ePSN - 2^23 - 1 is ahead", 0x400000, 0xbfffff, SROCE_PSN_AHEAD },
+	{ "half window, wrapped ePSN", 0x800000, 0x000001,
+	  SROCE_PSN_DUPLICATE },
+	{ "half window, wrapped ePSN, ahead", 0x800000, 0xffffff,
+	  SROCE_PSN_AHEAD },
+};
+
+static void resp_class_desc(const struct resp_class_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(resp_class, resp_class_cases, resp_class_desc);
+
+static void resp_class_test(struct kunit *test)
+{
+	const struct resp_class_case *t = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_class(t->psn, t->epsn), t->want);
+}
+
+struct resp_read_case {
+	const char *name;
+	u32 len;
+	u32 mtu;
+	u32 npkts;	/* response packets of the READ */
+	u32 first_psn;
+	u32 dup_psn;	/* a duplicate inside the READ */
+	u32 offset;	/* where the restarted response begins */
+};
+
+static const struct resp_read_case resp_read_cases[] = {
+	{ "zero-length READ: one empty packet", 0, 4096, 1, 10, 10, 0 },
+	{ "one byte", 1, 1024, 1, 10, 10, 0 },
+	{ "exactly one MTU", 1024, 1024, 1, 10, 10, 0 },
+	{ "one byte over an MTU", 1025, 1024, 2, 10, 11, 1024 },
+	{ "restart at the first PSN", 16384, 4096, 4, 100, 100, 0 },
+	{ "restart in the middle", 16384, 4096, 4, 100, 102, 8192 },
+	{ "restart at the last packet", 10000, 1024, 10, 100, 109, 9216 },
+	{ "restart across the PSN wrap", 8 * 4096, 4096, 8, 0xfffffe,
+	  0x000001, 3 * 4096 },
+	{ "MTU 256", 1000, 256, 4, 5, 7, 512 },
+	{ "1 GiB at MTU 256", 1U << 30, 256, 1U << 22, 0, 0x3fffff,
+	  (1U << 30) - 256 },
+};
+
+static void resp_read_desc(const struct resp_read_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(resp_read, resp_read_cases, resp_read_desc);
+
+static void resp_read_test(struct kunit *test)
+{
+	const struct resp_read_case *t = test->param_value;
+	u32 off = sroce_resp_read_offset(t->first_psn, t->dup_psn, t->mtu);
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_npkts(t->len, t->mtu), t->npkts);
+	KUNIT_EXPECT_EQ(test, off, t->offset);
+	/* The restart lies inside the READ and leaves a non-empty rest. */
+	if (t->len)
+		KUNIT_EXPECT_LT(test, off, t->len);
+}
+
+#define RESP_RING_SIZE	8
+
+/* A ring of @held answered resources at PSNs 100, 101, ... */
+static void resp_ring_fill(struct kunit *test, struct sroce_resp_res_ring *ring,
+			   u32 held, bool answered, u32 mark)
+{
+	struct sroce_resp_res *res;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, sroce_resp_res_init(ring, RESP_RING_SIZE,
+						  GFP_KERNEL), 0);
+	for (i = 0; i < held; i++) {
+		res = sroce_resp_res_admit(ring, RESP_RING_SIZE, 0);
+		KUNIT_ASSERT_NOT_NULL(test, res);
+		res->first_psn = 100 + i;
+		res->npkts = 1;
+		res->answered = answered;
+		res->answered_mark = mark;
+	}
+}
+
+struct resp_admit_case {
+	const char *name;
+	u32 limit;		/* max_dest_rd_atomic */
+	u32 held;		/* resources held before */
+	bool answered;		/* their responses went out completely */
+	u32 mark;		/* arrival number after they went out */
+	u32 arrival;		/* arrival number of the new request */
+	bool admitted;
+	u32 count;		/* resources held after */
+	u32 oldest_psn;		/* PSN of the oldest left (if any) */
+};
+
+static const struct resp_admit_case resp_admit_cases[] = {
+	{ "max_dest_rd_atomic 0 refuses", 0, 0, true, 0, 0, false, 0, 0 },
+	{ "first of one", 1, 0, true, 0, 0, true, 1, 0 },
+	{ "room left", 4, 3, false, 0, 0, true, 4, 100 },
+	{ "full, oldest answered before it arrived", 4, 4, true, 10, 10, true,
+	  4, 101 },
+	{ "full, answered long before", 4, 4, true, 10, 500, true, 4, 101 },
+	{ "full, it arrived before the answer: too many", 4, 4, true, 10, 9,
+	  false, 4, 100 },
+	{ "full, oldest still being answered: too many", 4, 4, false, 0, 50,
+	  false, 4, 100 },
+	{ "arrival numbers wrap", 2, 2, true, 0xfffffff0, 0x00000005, true,
+	  2, 101 },
+	{ "arrival before a wrapped mark", 2, 2, true, 0x00000005, 0xfffffff0,
+	  false, 2, 100 },
+	{ "limit lowered: retire down to it", 2, 6, true, 0, 1, true, 2, 105 },
+	{ "limit over the ring is the ring", 100, RESP_RING_SIZE, true, 0, 1,
+	  true, RESP_RING_SIZE, 101 },
+};
+
+static void resp_admit_desc(const struct resp_admit_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(resp_admit, resp_admit_cases, resp_admit_desc);
+
+static void resp_admit_test(struct kunit *test)
+{
+	const struct resp_admit_case *t = test->param_value;
+	struct sroce_resp_res_ring ring;
+	struct sroce_resp_res *res;
+
+	resp_ring_fill(test, &ring, t->held, t->answered, t->mark);
+	res = sroce_resp_res_admit(&ring, t->limit, t->arrival);
+	KUNIT_EXPECT_EQ(test, !!res, t->admitted);
+	KUNIT_EXPECT_EQ(test, ring.count, t->count);
+	if (res) {
+		/* A fresh entry, and the newest: a later find sees it. */
+		KUNIT_EXPECT_FALSE(test, res->answered);
+		KUNIT_EXPECT_EQ(test, res->npkts, 0U);
+		res->first_psn = 900;
+		res->npkts = 1;
+		KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 900), res);
+	}
+	if (t->count && t->oldest_psn) {
+		KUNIT_EXPECT_EQ(test, ring.slot[ring.oldest].first_psn,
+				t->oldest_psn);
+		/* What retired is gone: a duplicate of it finds nothing. */
+		if (t->oldest_psn > 100)
+			KUNIT_EXPECT_NULL(test, sroce_resp_res_find(&ring,
+								    t->oldest_psn - 1));
+	}
+	sroce_resp_res_free(&ring);
+}
+
+/* A READ's PSN range is found from any of its PSNs, never outside it. */
+static void resp_find_test(struct kunit *test)
+{
+	struct sroce_resp_res_ring ring;
+	struct sroce_resp_res *rd, *atomic;
+
+	KUNIT_ASSERT_EQ(test, sroce_resp_res_init(&ring, 4, GFP_KERNEL), 0);
+	rd = sroce_resp_res_admit(&ring, 4, 0);
+	KUNIT_ASSERT_NOT_NULL(test, rd);
+	rd->first_psn = 0xfffffe;	/* READ over PSNs 0xfffffe..0x000001 */
+	rd->npkts = 4;
+	atomic = sroce_resp_res_admit(&ring, 4, 0);
+	KUNIT_ASSERT_NOT_NULL(test, atomic);
+	atomic->first_psn = 0x000002;
+	atomic->npkts = 1;
+
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(&ring, 0xfffffd));
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 0xfffffe), rd);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 0xffffff), rd);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 0x000000), rd);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 0x000001), rd);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 0x000002),
+			    atomic);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(&ring, 0x000003));
+
+	sroce_resp_res_clear(&ring);
+	KUNIT_EXPECT_EQ(test, ring.count, 0U);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(&ring, 0x000002));
+	sroce_resp_res_free(&ring);
+}
+
+struct resp_stale_case {
+	const char *name;
+	u32 first_psn;	/* of the oldest of two resources */
+	u32 npkts;
+	u32 epsn;
+	u32 count;	/* resources left */
+};
+
+/* The second resource is always 2 PSNs before the ePSN. */
+static const struct resp_stale_case resp_stale_cases[] = {
+	{ "recent: kept", 0x000010, 4, 0x000100, 2 },
+	{ "last PSN exactly 2^23 behind: still a duplicate, kept",
+	  0x000010, 4, 0x800013, 2 },
+	{ "last PSN 2^23 + 1 behind: retired", 0x000010, 4, 0x800014, 1 },
+	{ "first PSN out of the window, last in it: kept", 0x000010, 0x10,
+	  0x800014, 2 },
+	{ "range across the wrap: kept", 0xfffff0, 0x20, 0x000010, 2 },
+	{ "across the wrap, 2^23 + 1 behind: retired", 0xfffff0, 0x20,
+	  0x800010, 1 },
+};
+
+static void resp_stale_desc(const struct resp_stale_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(resp_stale, resp_stale_cases, resp_stale_desc);
+
+static void resp_stale_test(struct kunit *test)
+{
+	const struct resp_stale_case *t = test->param_value;
+	struct sroce_resp_res_ring ring;
+	struct sroce_resp_res *res;
+
+	KUNIT_ASSERT_EQ(test, sroce_resp_res_init(&ring, 4, GFP_KERNEL), 0);
+	res = sroce_resp_res_admit(&ring, 4, 0);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	res->first_psn = t->first_psn;
+	res->npkts = t->npkts;
+	res = sroce_resp_res_admit(&ring, 4, 0);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	res->first_psn = (t->epsn - 2) & 0xffffff;
+	res->npkts = 1;
+
+	sroce_resp_res_retire_stale(&ring, t->epsn);
+	KUNIT_EXPECT_EQ(test, ring.count, t->count);
+	/* The newer one always stays, and is still found. */
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, res->first_psn),
+			    res);
+	sroce_resp_res_free(&ring);
+}
+
+/*
+ * The retirement rule over a sequence: max_dest_rd_atomic 2, READs
+ * answered in turn. A requester that keeps the limit is never refused;
+ * one that sends a third request before the first answer went out is.
+ */
+static void resp_sequence_test(struct kunit *test)
+{
+	struct sroce_resp_res_ring ring;
+	struct sroce_resp_res *a, *b, *c;
+
+	KUNIT_ASSERT_EQ(test, sroce_resp_res_init(&ring, 128, GFP_KERNEL), 0);
+	/* Requests arrive as packets 0 and 1; both answered after packet 1. */
+	a = sroce_resp_res_admit(&ring, 2, 0);
+	b = sroce_resp_res_admit(&ring, 2, 1);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	a->first_psn = 10;
+	a->npkts = 3;
+	b->first_psn = 13;
+	b->npkts = 1;
+	/* A third, packet 2, arrived while a's response was going out. */
+	a->answered = false;
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_admit(&ring, 2, 2));
+	/* a went out completely when packets up to 2 had arrived. */
+	a->answered = true;
+	a->answered_mark = 3;
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_admit(&ring, 2, 2));
+	/* Packet 3 was sent after a's response: a retires, c takes over. */
+	c = sroce_resp_res_admit(&ring, 2, 3);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->first_psn = 14;
+	c->npkts = 1;
+	KUNIT_EXPECT_EQ(test, ring.count, 2U);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(&ring, 11));
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 13), b);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(&ring, 14), c);
+	/* b was never answered: the next one is too many. */
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_admit(&ring, 2, 100));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_res_retirable(c, 0));
+	sroce_resp_res_free(&ring);
+}
+
+static struct kunit_case sroce_resp_test_cases[] = {
+	KUNIT_CASE_PARAM(resp_class_test, resp_class_gen_params),
+	KUNIT_CASE_PARAM(resp_read_test, resp_read_gen_params),
+	KUNIT_CASE_PARAM(resp_admit_test, resp_admit_gen_params),
+	KUNIT_CASE(resp_find_test),
+	KUNIT_CASE_PARAM(resp_stale_test, resp_stale_gen_params),
+	KUNIT_CASE(resp_sequence_test),
+	{}
+};
+
+static struct kunit_suite sroce_resp_test_suite = {
+	.name = "sroce_resp",
+	.test_cases = sroce_resp_test_cases,
+};
+
+kunit_test_suites(&sroce_resp_test_suite);
