@@ -129,9 +129,11 @@ bool sroce_comp_ack_covers(u32 ack_psn, u32 last_psn)
 enum sroce_rsp_verdict sroce_comp_judge(const struct sroce_rsp_expect *e,
 					enum sroce_rsp_kind kind, u32 psn)
 {
+	bool is_read = kind == SROCE_RSP_READ;
+
 	if (sroce_psn_after(psn, e->last_psn))
 		return SROCE_RSP_IMPLIED_NAK;
-	if (kind == SROCE_RSP_ACK || (kind == SROCE_RSP_READ) != e->read)
+	if (kind == SROCE_RSP_ACK || is_read != e->read)
 		return SROCE_RSP_STALE;
 	if (psn == e->next_psn)
 		return SROCE_RSP_ACCEPT;
@@ -281,6 +283,7 @@ static struct sroce_send_ctx *sroce_comp_retire(struct sroce_qp *qp,
 	u32 span;
 
 	while ((ctx = sroce_comp_oldest(qp, idx))) {
+		/* pairs with the requester's release: @status is set */
 		if (smp_load_acquire(&ctx->local)) {
 			if (!sroce_comp_done(qp, p, *idx, ctx->status) ||
 			    ctx->status != IB_WC_SUCCESS)
@@ -317,8 +320,10 @@ static bool sroce_comp_settle(struct sroce_qp *qp,
 	struct sroce_send_ctx *ctx;
 	u32 idx;
 
-	while ((ctx = sroce_comp_oldest(qp, &idx)) &&
-	       smp_load_acquire(&ctx->local)) {
+	while ((ctx = sroce_comp_oldest(qp, &idx))) {
+		/* pairs with the requester's release: @status is set */
+		if (!smp_load_acquire(&ctx->local))
+			break;
 		if (!sroce_comp_done(qp, p, idx, ctx->status) ||
 		    ctx->status != IB_WC_SUCCESS)
 			return false;
@@ -375,6 +380,7 @@ static void sroce_comp_retry(struct sroce_qp *qp,
 	u32 idx, psn;
 
 	ctx = sroce_comp_oldest(qp, &idx);
+	/* pairs with the requester's release; a settled WQE is not resent */
 	if (!ctx || smp_load_acquire(&ctx->local))
 		return;
 	psn = sroce_comp_resume_psn(qp, ctx);
@@ -449,6 +455,30 @@ static enum ib_wc_status sroce_nak_status(u8 code)
 	}
 }
 
+/*
+ * A NAK of @psn inside the oldest WQE @ctx, a SEND or WRITE: everything
+ * before @psn was executed (IBA 9.7.5.1.2). A NAK past the last one seen
+ * is progress: after a go-back-N, packets of the first transmission
+ * still in flight make the responder NAK each newly expected PSN, and
+ * those NAKs must not use up retry_cnt.
+ */
+static void sroce_comp_nak_progress(struct sroce_qp *qp,
+				    const struct sroce_qp_params *p,
+				    const struct sroce_send_ctx *ctx, u32 psn)
+{
+	struct sroce_comp *comp = &qp->comp;
+	u32 span = sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1;
+
+	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode) ||
+	    !sroce_psn_in_window(psn, ctx->first_psn, span))
+		return;
+	if (sroce_psn_after(psn, sroce_req_resume_psn(comp->una_psn,
+						      ctx->first_psn,
+						      ctx->last_psn)))
+		sroce_comp_progress(qp, p, true);
+	comp->una_psn = psn;
+}
+
 /* A NAK (not RNR) of @psn; the WQEs before it are retired. */
 static void sroce_comp_nak(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			   u8 code, u32 psn)
@@ -463,9 +493,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	if (!ctx || sroce_psn_before(psn, ctx->first_psn))
 		return;		/* about PSNs acknowledged already */
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
-		/* Everything before @psn was executed (IBA 9.7.5.1.2). */
-		if (!sroce_wr_is_rd_atomic(ctx->wqe.opcode))
-			qp->comp.una_psn = psn;
+		sroce_comp_nak_progress(qp, p, ctx, psn);
 		sroce_comp_retry(qp, p, SROCE_RETRY_SEQ_NAK);
 	} else if (!sroce_psn_after(psn, ctx->last_psn)) {
 		sroce_comp_done(qp, p, idx, sroce_nak_status(code));
@@ -496,8 +524,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	case SROCE_AETH_RNR_NAK:
 		ctx = sroce_comp_retire(qp, p, psn, false, &idx);
 		if (ctx && !sroce_psn_before(psn, ctx->first_psn)) {
-			if (!sroce_wr_is_rd_atomic(ctx->wqe.opcode))
-				qp->comp.una_psn = psn;
+			sroce_comp_nak_progress(qp, p, ctx, psn);
 			sroce_comp_rnr(qp, p, idx, sroce_aeth_code(aeth));
 		}
 		break;

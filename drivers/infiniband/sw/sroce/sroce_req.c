@@ -364,6 +364,7 @@ static enum sroce_req_claim sroce_req_claim_new(struct sroce_qp *qp,
 		ctx->status = status;
 		ctx->first_psn = req->psn;
 		ctx->last_psn = req->psn;
+		/* @status before @local: the completer reads them lockless */
 		smp_store_release(&ctx->local, true);
 		return SROCE_CLAIM_LOCAL;
 	}
@@ -584,6 +585,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		kfree_skb(skb);
 		/* The completer reports it once the WQEs before it are done. */
 		ctx->status = IB_WC_LOC_PROT_ERR;
+		/* @status before @local: the completer reads them lockless */
 		smp_store_release(&ctx->local, true);
 		req->halted = true;
 		sroce_req_end_msg(req);
