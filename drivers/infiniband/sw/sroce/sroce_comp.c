@@ -673,18 +673,25 @@ static int sroce_comp_run(void *arg)
 		sroce_comp_drop(qp);
 		return 0;
 	}
-	if (test_and_clear_bit(SROCE_COMP_TIMEOUT, &comp->flags) &&
-	    !timer_pending(&comp->rnr_timer))
-		sroce_comp_retry(qp, &p, SROCE_RETRY_TIMEOUT);
-	if (test_and_clear_bit(SROCE_COMP_RNR_DONE, &comp->flags))
-		sroce_comp_rnr_done(qp, &p);
 	/* Settled WQEs (local operations, local errors) complete in turn. */
 	if (!sroce_comp_settle(qp, &p))
 		return 1;
 
 	skb = skb_dequeue(&comp->rxq);
-	if (!skb)
+	if (!skb) {
+		/*
+		 * Timers are looked at only once the responses that came in
+		 * are processed: an ACK waiting in the queue may be the
+		 * progress that restarted the retry timer.
+		 */
+		if (test_and_clear_bit(SROCE_COMP_TIMEOUT, &comp->flags) &&
+		    !timer_pending(&comp->rnr_timer) &&
+		    !timer_pending(&comp->retry_timer))
+			sroce_comp_retry(qp, &p, SROCE_RETRY_TIMEOUT);
+		if (test_and_clear_bit(SROCE_COMP_RNR_DONE, &comp->flags))
+			sroce_comp_rnr_done(qp, &p);
 		return 0;
+	}
 	pkt = sroce_skb_pkt(skb);
 	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE)
 		sroce_comp_ack(qp, &p, sroce_pkt_aeth(skb, pkt), pkt->psn);
