@@ -217,6 +217,7 @@ static void sroce_comp_progress(struct sroce_qp *qp,
 	comp->retry_left = p->retry_cnt;
 	comp->rnr_left = p->rnr_retry;
 	comp->retrying = false;
+	clear_bit(SROCE_COMP_TIMEOUT, &comp->flags);
 	if (more && p->timeout)
 		mod_timer(&comp->retry_timer,
 			  jiffies + sroce_ack_timeout(p->timeout));
@@ -681,12 +682,11 @@ static int sroce_comp_run(void *arg)
 	if (!skb) {
 		/*
 		 * Timers are looked at only once the responses that came in
-		 * are processed: an ACK waiting in the queue may be the
-		 * progress that restarted the retry timer.
+		 * are processed: an ACK waiting in the queue may be progress,
+		 * which cancels an expiry not yet acted upon.
 		 */
 		if (test_and_clear_bit(SROCE_COMP_TIMEOUT, &comp->flags) &&
-		    !timer_pending(&comp->rnr_timer) &&
-		    !timer_pending(&comp->retry_timer))
+		    !timer_pending(&comp->rnr_timer))
 			sroce_comp_retry(qp, &p, SROCE_RETRY_TIMEOUT);
 		if (test_and_clear_bit(SROCE_COMP_RNR_DONE, &comp->flags))
 			sroce_comp_rnr_done(qp, &p);
