@@ -9,13 +9,25 @@
  * atomic ACK has been written into the WQE's one buffer. A NAK retires
  * what lies before its PSN and then asks the requester to resend (PSN
  * sequence error), waits (RNR) or completes the WQE in error and moves
- * the QP to ERR (the other codes). The SQ consumer index moves, and the
- * send CQE is posted (if the WQE is signaled, the QP signals all, or the
- * status is an error), only here.
+ * the QP to ERR (the other codes).
  *
- * The retry timer runs while request packets are unacknowledged; when it
- * expires the requester goes back to the oldest WQE (go-back-N), up to
- * retry_cnt times in a row without progress.
+ * The completer's task is the one owner of the SQ's consumer side: only
+ * it moves the consumer index and posts send CQEs, for wire WQEs, for the
+ * local operations and invalid WQEs the requester settled, and for the
+ * flush in ERR. Each WQE is retired under the SQ lock and its CQE posted
+ * after the lock is dropped, so a consumer's completion handler may post
+ * to the same QP; the task never runs twice at once, so CQEs keep SQ
+ * order and no WQE completes twice.
+ *
+ * Retries (IBA 9.7.5.1): the local ACK timer runs while request packets
+ * are unacknowledged and restarts on progress. Its expiry, a PSN
+ * sequence error NAK and an implied NAK (a response or ACK that the
+ * responder can only have sent after a READ or atomic response that did
+ * not arrive, or a gap in a READ's responses) each consume one of
+ * retry_cnt and make the requester resend from the oldest unacknowledged
+ * PSN; with none left the oldest WQE completes with
+ * IB_WC_RETRY_EXC_ERR. An RNR NAK waits the delay its timer code names
+ * (IBA table 45) and consumes one of rnr_retry, unless that is 7.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -37,6 +49,11 @@
 #include "sroce_stats.h"
 #include "sroce_wqe.h"
 
+/* Flushed WQEs per call of the task function. */
+#define SROCE_COMP_FLUSH_BATCH	32
+
+/* ---- the spec's numbers and rules (pure) ---------------------------- */
+
 /* IBA vol 1, table 45 (9.7.5.2.8): the RNR NAK timer field, in us. */
 static const u32 sroce_rnr_usecs[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120,
@@ -49,19 +66,83 @@ static const u32 sroce_rnr_usecs[32] = {
  * sroce_rnr_timer_usecs() - the delay an RNR NAK timer code asks for
  * @code: the 5-bit timer field of an RNR NAK
  *
- * Return: microseconds.
+ * Context: any.
+ * Return: microseconds (IBA table 45; code 0 is the longest, 655.36 ms).
  */
 unsigned long sroce_rnr_timer_usecs(u8 code)
 {
 	return sroce_rnr_usecs[code & 31];
 }
 
+/**
+ * sroce_ack_timeout_ns() - the local ACK timeout a QP attribute names
+ * @timeout: the 5-bit Local ACK Timeout attribute
+ *
+ * IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means the timer never fires.
+ *
+ * Context: any.
+ * Return: nanoseconds, or 0 for an infinite timeout.
+ */
+u64 sroce_ack_timeout_ns(u8 timeout)
+{
+	if (!timeout)
+		return 0;
+	return 4096ULL << min_t(u8, timeout, 31);
+}
+
 static unsigned long sroce_ack_timeout(u8 timeout)
 {
-	/* 4.096 us * 2^timeout, at least one jiffy */
-	return max(1UL, usecs_to_jiffies((4096ULL << min_t(u8, timeout, 31)) /
-					 1000));
+	return max(1UL, nsecs_to_jiffies(sroce_ack_timeout_ns(timeout)));
 }
+
+/**
+ * sroce_comp_ack_covers() - does an ACK retire a message?
+ * @ack_psn: the PSN of the ACK (everything up to it was executed)
+ * @last_psn: the last PSN of the message
+ *
+ * In 24-bit serial order, across the wrap.
+ *
+ * Context: any.
+ * Return: true if @last_psn is @ack_psn or before it.
+ */
+bool sroce_comp_ack_covers(u32 ack_psn, u32 last_psn)
+{
+	return !sroce_psn_after(last_psn, ack_psn);
+}
+
+/**
+ * sroce_comp_judge() - what a response means for an outstanding READ or
+ *	atomic
+ * @e: the oldest WQE (a READ or an atomic) and the response expected next
+ * @kind: the response's kind
+ * @psn: its PSN
+ *
+ * The responder answers requests in PSN order (IBA 9.5), so any packet
+ * with a PSN past the WQE's last one, or a READ response past the one
+ * expected, shows that the expected response was lost: an implied NAK
+ * (IBA 9.7.5.1.4). An ACK inside or before the WQE's PSNs, or a response
+ * before the one expected, is an old copy.
+ *
+ * Context: any.
+ * Return: the verdict.
+ */
+enum sroce_rsp_verdict sroce_comp_judge(const struct sroce_rsp_expect *e,
+					enum sroce_rsp_kind kind, u32 psn)
+{
+	bool is_read = kind == SROCE_RSP_READ;
+
+	if (sroce_psn_after(psn, e->last_psn))
+		return SROCE_RSP_IMPLIED_NAK;
+	if (kind == SROCE_RSP_ACK || is_read != e->read)
+		return SROCE_RSP_STALE;
+	if (psn == e->next_psn)
+		return SROCE_RSP_ACCEPT;
+	if (sroce_psn_after(psn, e->next_psn))
+		return SROCE_RSP_IMPLIED_NAK;
+	return SROCE_RSP_STALE;
+}
+
+/* ---- timers --------------------------------------------------------- */
 
 /**
  * sroce_comp_arm_retry() - start the retry timer if it is not running
@@ -89,21 +170,24 @@ static void sroce_comp_rnr_expired(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, comp.rnr_timer);
 
-	set_bit(SROCE_REQ_REWIND, &qp->req.flags);
-	sroce_task_schedule(&qp->req.task);
+	set_bit(SROCE_COMP_RNR_DONE, &qp->comp.flags);
+	sroce_task_schedule(&qp->comp.task);
 }
 
-/* The oldest WQE in flight, if any. */
-static bool sroce_comp_oldest(struct sroce_qp *qp, u32 *idx)
+/* ---- retiring WQEs -------------------------------------------------- */
+
+/* The oldest WQE in flight, or NULL; *@idx is its slot. */
+static struct sroce_send_ctx *sroce_comp_oldest(struct sroce_qp *qp, u32 *idx)
 {
+	struct sroce_qp_sq *sq = &qp->sq;
 	unsigned long flags;
 	bool any;
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	any = qp->sq.head != qp->sq.queue.cons;
-	*idx = qp->sq.queue.cons;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	return any;
+	spin_lock_irqsave(&sq->lock, flags);
+	any = sq->head != sq->queue.cons;
+	*idx = sq->queue.cons;
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return any ? &qp->req.ctx[*idx] : NULL;
 }
 
 static void sroce_comp_fill_wc(struct sroce_qp *qp,
@@ -124,18 +208,36 @@ static void sroce_comp_fill_wc(struct sroce_qp *qp,
 		wc->wc_flags = IB_WC_WITH_IMM;
 }
 
+/* Progress was made: fresh retry budgets and a fresh timeout. */
+static void sroce_comp_progress(struct sroce_qp *qp,
+				const struct sroce_qp_params *p, bool more)
+{
+	struct sroce_comp *comp = &qp->comp;
+
+	comp->retry_left = p->retry_cnt;
+	comp->rnr_left = p->rnr_retry;
+	comp->retrying = false;
+	clear_bit(SROCE_COMP_TIMEOUT, &comp->flags);
+	if (more && p->timeout)
+		mod_timer(&comp->retry_timer,
+			  jiffies + sroce_ack_timeout(p->timeout));
+	else if (!more)
+		del_timer(&comp->retry_timer);
+}
+
 /*
  * Complete the WQE at slot @idx, which must still be the oldest in
- * flight. Moves the QP to ERR for an error status.
+ * flight; its CQE is posted after the SQ lock is dropped. An error
+ * status moves the QP to ERR. Returns false if it was flushed meanwhile.
  */
-static void sroce_comp_done(struct sroce_qp *qp,
+static bool sroce_comp_done(struct sroce_qp *qp,
 			    const struct sroce_qp_params *p, u32 idx,
 			    enum ib_wc_status status)
 {
+	struct sroce_send_ctx *ctx = &qp->req.ctx[idx];
 	struct sroce_comp *comp = &qp->comp;
 	struct sroce_qp_sq *sq = &qp->sq;
-	struct sroce_send_ctx *ctx = &qp->req.ctx[idx];
-	bool lost = false, post, more;
+	bool post, more;
 	unsigned long flags;
 	struct ib_wc wc;
 
@@ -143,60 +245,202 @@ static void sroce_comp_done(struct sroce_qp *qp,
 	spin_lock_irqsave(&sq->lock, flags);
 	if (sq->queue.cons != idx || sq->head == idx) {
 		spin_unlock_irqrestore(&sq->lock, flags);
-		return;		/* flushed meanwhile */
+		return false;
 	}
-	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+	if (!ctx->local && sroce_wr_is_rd_atomic(ctx->wqe.opcode))
 		qp->req.rd_atomic--;
 	sroce_queue_advance_consumer(&sq->queue);
 	more = sq->head != sq->queue.cons;
-	post = status != IB_WC_SUCCESS || qp->sig_all ||
-	       (ctx->wqe.send_flags & IB_SEND_SIGNALED);
-	if (post)
-		lost = sroce_cq_post(qp->scq, &wc, false);
 	spin_unlock_irqrestore(&sq->lock, flags);
 
+	comp->rd_valid = false;
+	if (!ctx->local)
+		comp->una_psn = sroce_psn_next(ctx->last_psn);
 	sroce_key_cache_flush(&comp->kc);
-	comp->retry_left = p->retry_cnt;
-	comp->rnr_left = p->rnr_retry;
-	if (more && p->timeout)
-		mod_timer(&comp->retry_timer,
-			  jiffies + sroce_ack_timeout(p->timeout));
-	else
-		del_timer(&comp->retry_timer);
+	sroce_comp_progress(qp, p, more);
 	sroce_task_schedule(&qp->req.task);
-	if (lost)
+
+	post = status != IB_WC_SUCCESS || qp->sig_all ||
+	       (ctx->wqe.send_flags & IB_SEND_SIGNALED);
+	if (post && sroce_cq_post(qp->scq, &wc, false))
 		sroce_qp_fatal(qp);
 	else if (status != IB_WC_SUCCESS)
 		sroce_qp_error(qp);
+	return true;
 }
 
 /*
- * Retire the SEND and WRITE WQEs an ACK of @psn covers (@inclusive) or
- * that lie before a NAK of @psn. Returns false if the QP went to ERR.
+ * Retire the oldest WQEs that need no more answers: settled ones, and
+ * SEND and WRITE WQEs an ACK of @psn covers (@inclusive) or that lie
+ * before a NAK or response of @psn. Returns the oldest left (*@idx its
+ * slot), or NULL when none is left or the QP went to ERR.
  */
-static bool sroce_comp_acked(struct sroce_qp *qp,
-			     const struct sroce_qp_params *p, u32 psn,
-			     bool inclusive)
+static struct sroce_send_ctx *sroce_comp_retire(struct sroce_qp *qp,
+						const struct sroce_qp_params *p,
+						u32 psn, bool inclusive,
+						u32 *idx)
+{
+	struct sroce_send_ctx *ctx;
+	u32 span;
+
+	while ((ctx = sroce_comp_oldest(qp, idx))) {
+		/* pairs with the requester's release: @status is set */
+		if (smp_load_acquire(&ctx->local)) {
+			if (!sroce_comp_done(qp, p, *idx, ctx->status) ||
+			    ctx->status != IB_WC_SUCCESS)
+				return NULL;
+			continue;
+		}
+		if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+			return ctx;	/* only its responses complete it */
+		if (inclusive ? !sroce_comp_ack_covers(psn, ctx->last_psn) :
+				!sroce_psn_before(ctx->last_psn, psn))
+			break;
+		if (!sroce_comp_done(qp, p, *idx, IB_WC_SUCCESS))
+			return NULL;
+	}
+	if (!ctx)
+		return NULL;
+	/* An ACK inside a long SEND or WRITE: part of it has arrived. */
+	span = sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1;
+	if (inclusive && sroce_psn_in_window(psn, ctx->first_psn, span) &&
+	    sroce_psn_after(sroce_psn_next(psn), qp->comp.una_psn)) {
+		qp->comp.una_psn = sroce_psn_next(psn);
+		sroce_comp_progress(qp, p, true);
+	}
+	return ctx;
+}
+
+/*
+ * Complete the settled WQEs at the front: local operations and WQEs that
+ * failed locally. Returns false if the QP went to ERR.
+ */
+static bool sroce_comp_settle(struct sroce_qp *qp,
+			      const struct sroce_qp_params *p)
 {
 	struct sroce_send_ctx *ctx;
 	u32 idx;
-	s32 d;
 
-	while (sroce_comp_oldest(qp, &idx)) {
-		ctx = &qp->req.ctx[idx];
-		if (ctx->status != IB_WC_SUCCESS) {
-			sroce_comp_done(qp, p, idx, ctx->status);
-			return false;
-		}
-		if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
-			break;	/* only its responses complete it */
-		d = sroce_psn_diff(ctx->last_psn, psn);
-		if (inclusive ? d > 0 : d >= 0)
+	while ((ctx = sroce_comp_oldest(qp, &idx))) {
+		/* pairs with the requester's release: @status is set */
+		if (!smp_load_acquire(&ctx->local))
 			break;
-		sroce_comp_done(qp, p, idx, IB_WC_SUCCESS);
+		if (!sroce_comp_done(qp, p, idx, ctx->status) ||
+		    ctx->status != IB_WC_SUCCESS)
+			return false;
 	}
 	return true;
 }
+
+/* Set up the response scatter of the oldest WQE, a READ or atomic. */
+static void sroce_comp_expect(struct sroce_qp *qp,
+			      const struct sroce_send_ctx *ctx,
+			      struct sroce_rsp_expect *e)
+{
+	struct sroce_comp *comp = &qp->comp;
+
+	if (!comp->rd_valid) {
+		sroce_cursor_init(&comp->cur, ctx->wqe.length);
+		comp->rd_psn = ctx->first_psn;
+		comp->rd_valid = true;
+	}
+	e->read = ctx->wqe.opcode == IB_WR_RDMA_READ;
+	e->first_psn = ctx->first_psn;
+	e->last_psn = ctx->last_psn;
+	e->next_psn = comp->rd_psn;
+}
+
+/* ---- retries -------------------------------------------------------- */
+
+enum sroce_retry_why {
+	SROCE_RETRY_TIMEOUT,
+	SROCE_RETRY_SEQ_NAK,
+	SROCE_RETRY_IMPLIED_NAK,
+};
+
+/* The oldest unacknowledged PSN, inside the oldest WQE @ctx. */
+static u32 sroce_comp_resume_psn(struct sroce_qp *qp,
+				 const struct sroce_send_ctx *ctx)
+{
+	struct sroce_comp *comp = &qp->comp;
+
+	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+		return comp->rd_valid ? comp->rd_psn : ctx->first_psn;
+	return sroce_req_resume_psn(comp->una_psn, ctx->first_psn,
+				    ctx->last_psn);
+}
+
+/* Retransmit from the oldest unacknowledged PSN, within retry_cnt. */
+static void sroce_comp_retry(struct sroce_qp *qp,
+			     const struct sroce_qp_params *p,
+			     enum sroce_retry_why why)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	struct sroce_comp *comp = &qp->comp;
+	struct sroce_send_ctx *ctx;
+	u32 idx, psn;
+
+	ctx = sroce_comp_oldest(qp, &idx);
+	/* pairs with the requester's release; a settled WQE is not resent */
+	if (!ctx || smp_load_acquire(&ctx->local))
+		return;
+	psn = sroce_comp_resume_psn(qp, ctx);
+	/* A NAK of a retransmission already under way is a duplicate. */
+	if (why != SROCE_RETRY_TIMEOUT && comp->retrying &&
+	    comp->retry_psn == psn)
+		return;
+	if (!comp->retry_left) {
+		sroce_stats_inc(sdev, SROCE_CNT_RETRY_EXCEEDED);
+		sroce_comp_done(qp, p, idx, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	comp->retry_left--;
+	comp->retrying = true;
+	comp->retry_psn = psn;
+	sroce_stats_inc(sdev, SROCE_CNT_COMPLETER_RETRY);
+	sroce_req_request_rewind(qp, psn);
+	if (p->timeout)
+		mod_timer(&comp->retry_timer,
+			  jiffies + sroce_ack_timeout(p->timeout));
+}
+
+static void sroce_comp_rnr(struct sroce_qp *qp,
+			   const struct sroce_qp_params *p, u32 idx, u8 code)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	struct sroce_comp *comp = &qp->comp;
+
+	sroce_stats_inc(sdev, SROCE_CNT_RCVD_RNR);
+	if (timer_pending(&comp->rnr_timer))
+		return;		/* a copy of the NAK we are waiting out */
+	if (p->rnr_retry != SROCE_RNR_RETRY_INFINITE) {
+		if (!comp->rnr_left) {
+			sroce_stats_inc(sdev, SROCE_CNT_RNR_RETRY_EXCEEDED);
+			sroce_comp_done(qp, p, idx, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		comp->rnr_left--;
+	}
+	del_timer(&comp->retry_timer);
+	mod_timer(&comp->rnr_timer,
+		  jiffies + max(1UL, usecs_to_jiffies(sroce_rnr_timer_usecs(code))));
+}
+
+/* The RNR delay is over: resend from the PSN the RNR NAK named. */
+static void sroce_comp_rnr_done(struct sroce_qp *qp,
+				const struct sroce_qp_params *p)
+{
+	struct sroce_send_ctx *ctx;
+	u32 idx;
+
+	ctx = sroce_comp_oldest(qp, &idx);
+	if (!ctx)
+		return;
+	sroce_req_request_rewind(qp, sroce_comp_resume_psn(qp, ctx));
+	sroce_comp_arm_retry(qp, p);
+}
+
+/* ---- responses ------------------------------------------------------ */
 
 static enum ib_wc_status sroce_nak_status(u8 code)
 {
@@ -212,160 +456,201 @@ static enum ib_wc_status sroce_nak_status(u8 code)
 	}
 }
 
-static void sroce_comp_rnr(struct sroce_qp *qp,
-			   const struct sroce_qp_params *p, u8 code)
+/*
+ * A NAK of @psn inside the oldest WQE @ctx, a SEND or WRITE: everything
+ * before @psn was executed (IBA 9.7.5.1.2). A NAK past the last one seen
+ * is progress: after a go-back-N, packets of the first transmission
+ * still in flight make the responder NAK each newly expected PSN, and
+ * those NAKs must not use up retry_cnt.
+ */
+static void sroce_comp_nak_progress(struct sroce_qp *qp,
+				    const struct sroce_qp_params *p,
+				    const struct sroce_send_ctx *ctx, u32 psn)
 {
 	struct sroce_comp *comp = &qp->comp;
-	u32 idx;
+	u32 span = sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1;
 
-	sroce_stats_inc(to_sroce_dev(qp->ibqp.device), SROCE_CNT_RCVD_RNR);
-	if (!sroce_comp_oldest(qp, &idx))
+	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode) ||
+	    !sroce_psn_in_window(psn, ctx->first_psn, span))
 		return;
-	if (p->rnr_retry != SROCE_RNR_RETRY_INFINITE) {
-		if (!comp->rnr_left) {
-			sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
-					SROCE_CNT_RNR_RETRY_EXCEEDED);
-			sroce_comp_done(qp, p, idx, IB_WC_RNR_RETRY_EXC_ERR);
-			return;
-		}
-		comp->rnr_left--;
-	}
-	del_timer(&comp->retry_timer);
-	mod_timer(&comp->rnr_timer,
-		  jiffies + max(1UL, usecs_to_jiffies(sroce_rnr_timer_usecs(code))));
+	if (sroce_psn_after(psn, sroce_req_resume_psn(comp->una_psn,
+						      ctx->first_psn,
+						      ctx->last_psn)))
+		sroce_comp_progress(qp, p, true);
+	comp->una_psn = psn;
 }
 
-/*
- * An ACK of a PSN beyond every earlier one is forward progress (IBA 9.7.6.1):
- * a long message still in flight gets a fresh local ACK timeout and retry
- * budget, so that its duration is not bounded by timeout * (retry_cnt + 1).
- */
-static void sroce_comp_progress(struct sroce_qp *qp,
-				const struct sroce_qp_params *p, u32 psn)
+/* A NAK (not RNR) of @psn; the WQEs before it are retired. */
+static void sroce_comp_nak(struct sroce_qp *qp, const struct sroce_qp_params *p,
+			   u8 code, u32 psn)
 {
-	struct sroce_comp *comp = &qp->comp;
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	struct sroce_send_ctx *ctx;
 	u32 idx;
 
-	if (sroce_psn_diff(psn, comp->ack_psn) <= 0)
-		return;
-	comp->ack_psn = psn;
-	if (!sroce_comp_oldest(qp, &idx))
-		return;
-	comp->retry_left = p->retry_cnt;
-	if (p->timeout)
-		mod_timer(&comp->retry_timer,
-			  jiffies + sroce_ack_timeout(p->timeout));
+	ctx = sroce_comp_retire(qp, p, psn, false, &idx);
+	if (code == SROCE_NAK_PSN_SEQ_ERR)
+		sroce_stats_inc(sdev, SROCE_CNT_RCVD_SEQ_ERR);
+	if (!ctx || sroce_psn_before(psn, ctx->first_psn))
+		return;		/* about PSNs acknowledged already */
+	if (code == SROCE_NAK_PSN_SEQ_ERR) {
+		sroce_comp_nak_progress(qp, p, ctx, psn);
+		sroce_comp_retry(qp, p, SROCE_RETRY_SEQ_NAK);
+	} else if (!sroce_psn_after(psn, ctx->last_psn)) {
+		sroce_comp_done(qp, p, idx, sroce_nak_status(code));
+	} else {
+		/* A later request failed while this READ/atomic is unanswered. */
+		sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
+	}
 }
 
 /* An ACK, RNR NAK or NAK (the AETH of an ACKNOWLEDGE packet). */
 static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			   const struct sroce_aeth *aeth, u32 psn)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	u8 code = sroce_aeth_code(aeth);
+	struct sroce_rsp_expect e;
+	struct sroce_send_ctx *ctx;
 	u32 idx;
 
 	switch (sroce_aeth_type(aeth)) {
 	case SROCE_AETH_ACK:
-		if (sroce_comp_acked(qp, p, psn, true))
-			sroce_comp_progress(qp, p, psn);
+		ctx = sroce_comp_retire(qp, p, psn, true, &idx);
+		if (!ctx || !sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+			break;
+		sroce_comp_expect(qp, ctx, &e);
+		if (sroce_comp_judge(&e, SROCE_RSP_ACK, psn) ==
+		    SROCE_RSP_IMPLIED_NAK)
+			sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
 		break;
 	case SROCE_AETH_RNR_NAK:
-		if (sroce_comp_acked(qp, p, psn, false))
-			sroce_comp_rnr(qp, p, code);
+		ctx = sroce_comp_retire(qp, p, psn, false, &idx);
+		if (ctx && !sroce_psn_before(psn, ctx->first_psn)) {
+			sroce_comp_nak_progress(qp, p, ctx, psn);
+			sroce_comp_rnr(qp, p, idx, sroce_aeth_code(aeth));
+		}
 		break;
 	case SROCE_AETH_NAK:
-		if (!sroce_comp_acked(qp, p, psn, false))
-			break;
-		if (code == SROCE_NAK_PSN_SEQ_ERR) {
-			sroce_stats_inc(sdev, SROCE_CNT_RCVD_SEQ_ERR);
-			set_bit(SROCE_REQ_REWIND, &qp->req.flags);
-			sroce_task_schedule(&qp->req.task);
-		} else if (sroce_comp_oldest(qp, &idx)) {
-			sroce_comp_done(qp, p, idx, sroce_nak_status(code));
-		}
+		sroce_comp_nak(qp, p, sroce_aeth_code(aeth), psn);
 		break;
 	default:
 		break;
 	}
 }
 
-/* A READ response packet, or an atomic ACK, for the oldest WQE. */
+/* Does a READ response carry what the one at comp->rd_psn must? */
+static bool sroce_comp_read_fits(struct sroce_qp *qp,
+				 const struct sroce_send_ctx *ctx,
+				 const struct sroce_pkt *pkt)
+{
+	bool last = pkt->psn == ctx->last_psn;
+	bool ends = pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
+		    pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+
+	return ends == last &&
+	       pkt->paylen == (last ? qp->comp.cur.resid : ctx->mtu);
+}
+
+/* A READ response packet, or an atomic ACK. */
 static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			    struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	struct sroce_comp *comp = &qp->comp;
-	const struct rxe_send_wqe *slot;
-	struct sroce_send_ctx *ctx;
 	bool atomic = pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
-	bool is_read;
-	u64 orig;
-	void *buf;
+	struct sroce_comp *comp = &qp->comp;
+	struct sroce_send_ctx *ctx;
+	struct sroce_rsp_expect e;
 	u32 idx, len;
+	void *buf;
+	u64 orig;
 	int err;
 
-	if (!sroce_comp_acked(qp, p, pkt->psn, false) ||
-	    !sroce_comp_oldest(qp, &idx))
+	ctx = sroce_comp_retire(qp, p, pkt->psn, false, &idx);
+	if (!ctx || !sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+		return;		/* stale: nothing it could answer */
+	sroce_comp_expect(qp, ctx, &e);
+	switch (sroce_comp_judge(&e, atomic ? SROCE_RSP_ATOMIC : SROCE_RSP_READ,
+				 pkt->psn)) {
+	case SROCE_RSP_IMPLIED_NAK:
+		sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
 		return;
-	ctx = &qp->req.ctx[idx];
-	is_read = ctx->wqe.opcode == IB_WR_RDMA_READ;
-	if (atomic == is_read ||
-	    !sroce_wr_is_rd_atomic(ctx->wqe.opcode) ||
-	    !sroce_psn_in_window(pkt->psn, ctx->first_psn,
-				 sroce_psn_diff(ctx->last_psn,
-						ctx->first_psn) + 1))
-		return;		/* stale or not for this WQE: drop */
-	if (pkt->psn == ctx->first_psn) {
-		sroce_cursor_init(&comp->cur, ctx->wqe.length);
-		comp->rd_psn = pkt->psn;
+	case SROCE_RSP_STALE:
+		return;
+	case SROCE_RSP_ACCEPT:
+		break;
 	}
-	if (pkt->psn != comp->rd_psn)
-		return;		/* a gap: the retry timer resends the READ */
-
 	if (atomic) {
 		/* the pre-operation value, in host order, into one buffer */
 		orig = sroce_atmack_orig(sroce_pkt_atmack(skb, pkt));
 		buf = &orig;
 		len = sizeof(orig);
 	} else {
+		if (!sroce_comp_read_fits(qp, ctx, pkt))
+			return;	/* malformed: the retry timer recovers */
 		buf = skb->data + pkt->hdr_len;
 		len = pkt->paylen;
 	}
-	slot = sroce_queue_slot(&qp->sq.queue, idx);
 	err = sroce_copy_data(sdev, qp->ibqp.pd, &comp->kc,
-			      sroce_wqe_sges(slot), ctx->wqe.num_sge,
-			      &comp->cur, buf, len, SROCE_COPY_TO_MR);
+			      sroce_wqe_sges(sroce_queue_slot(&qp->sq.queue, idx)),
+			      ctx->wqe.num_sge, &comp->cur, buf, len,
+			      SROCE_COPY_TO_MR);
 	if (err) {
 		sroce_comp_done(qp, p, idx, err == -ENOSPC ?
 				IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	comp->rd_psn = sroce_psn_next(pkt->psn);
-	sroce_comp_progress(qp, p, pkt->psn);
 	if (pkt->psn == ctx->last_psn)
 		sroce_comp_done(qp, p, idx, IB_WC_SUCCESS);
+	else
+		sroce_comp_progress(qp, p, true);
 }
 
-static void sroce_comp_timeout(struct sroce_qp *qp,
-			       const struct sroce_qp_params *p)
-{
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	struct sroce_comp *comp = &qp->comp;
-	u32 idx;
+/* ---- the task ------------------------------------------------------- */
 
-	if (!sroce_comp_oldest(qp, &idx) || timer_pending(&comp->rnr_timer))
-		return;
-	if (!comp->retry_left) {
-		sroce_stats_inc(sdev, SROCE_CNT_RETRY_EXCEEDED);
-		sroce_comp_done(qp, p, idx, IB_WC_RETRY_EXC_ERR);
-		return;
+/* Complete a batch of WQEs with IB_WC_WR_FLUSH_ERR; 1 if more are left. */
+static int sroce_comp_flush(struct sroce_qp *qp)
+{
+	struct sroce_qp_sq *sq = &qp->sq;
+	struct rxe_send_wqe *slot;
+	unsigned long flags;
+	struct ib_wc wc;
+	unsigned int n;
+	bool at_head;
+
+	for (n = 0; n < SROCE_COMP_FLUSH_BATCH; n++) {
+		memset(&wc, 0, sizeof(wc));
+		spin_lock_irqsave(&sq->lock, flags);
+		if (sroce_queue_empty(&sq->queue)) {
+			sq->head = sq->queue.cons;
+			qp->req.replays = 0;
+			qp->req.rd_atomic = 0;
+			spin_unlock_irqrestore(&sq->lock, flags);
+			return 0;
+		}
+		slot = sroce_queue_consumer_slot(&sq->queue);
+		wc.wr_id = READ_ONCE(slot->wr.wr_id);
+		wc.opcode = sroce_wqe_wc_opcode(READ_ONCE(slot->wr.opcode));
+		at_head = sq->head == sq->queue.cons;
+		sroce_queue_advance_consumer(&sq->queue);
+		if (at_head)
+			sq->head = sq->queue.cons;
+		spin_unlock_irqrestore(&sq->lock, flags);
+
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.qp = &qp->ibqp;
+		wc.port_num = SROCE_PORT_NUM;
+		if (sroce_cq_post(qp->scq, &wc, false))
+			sroce_qp_fatal(qp);
 	}
-	comp->retry_left--;
-	sroce_stats_inc(sdev, SROCE_CNT_COMPLETER_RETRY);
-	set_bit(SROCE_REQ_REWIND, &qp->req.flags);
-	sroce_task_schedule(&qp->req.task);
-	sroce_comp_arm_retry(qp, p);
+	return 1;
+}
+
+/* Drop what the completer holds for a QP that is not sending. */
+static void sroce_comp_drop(struct sroce_qp *qp)
+{
+	skb_queue_purge(&qp->comp.rxq);
+	sroce_key_cache_flush(&qp->comp.kc);
+	qp->comp.rd_valid = false;
 }
 
 static int sroce_comp_run(void *arg)
@@ -375,24 +660,38 @@ static int sroce_comp_run(void *arg)
 	const struct sroce_pkt *pkt;
 	struct sroce_qp_params p;
 	struct sk_buff *skb;
-	u32 idx;
 
 	sroce_qp_params_get(qp, &p);
-	if (p.state != IB_QPS_RTS && p.state != IB_QPS_SQD) {
-		skb_queue_purge(&comp->rxq);
-		sroce_key_cache_flush(&comp->kc);
+	switch (p.state) {
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		break;
+	case IB_QPS_ERR:
+	case IB_QPS_SQE:
+		sroce_comp_drop(qp);
+		return sroce_comp_flush(qp);
+	default:
+		sroce_comp_drop(qp);
 		return 0;
 	}
-	if (test_and_clear_bit(SROCE_COMP_TIMEOUT, &comp->flags))
-		sroce_comp_timeout(qp, &p);
-	/* A WQE the requester could not gather fails in its turn. */
-	if (sroce_comp_oldest(qp, &idx) &&
-	    qp->req.ctx[idx].status != IB_WC_SUCCESS)
-		sroce_comp_done(qp, &p, idx, qp->req.ctx[idx].status);
+	/* Settled WQEs (local operations, local errors) complete in turn. */
+	if (!sroce_comp_settle(qp, &p))
+		return 1;
 
 	skb = skb_dequeue(&comp->rxq);
-	if (!skb)
+	if (!skb) {
+		/*
+		 * Timers are looked at only once the responses that came in
+		 * are processed: an ACK waiting in the queue may be progress,
+		 * which cancels an expiry not yet acted upon.
+		 */
+		if (test_and_clear_bit(SROCE_COMP_TIMEOUT, &comp->flags) &&
+		    !timer_pending(&comp->rnr_timer))
+			sroce_comp_retry(qp, &p, SROCE_RETRY_TIMEOUT);
+		if (test_and_clear_bit(SROCE_COMP_RNR_DONE, &comp->flags))
+			sroce_comp_rnr_done(qp, &p);
 		return 0;
+	}
 	pkt = sroce_skb_pkt(skb);
 	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE)
 		sroce_comp_ack(qp, &p, sroce_pkt_aeth(skb, pkt), pkt->psn);
@@ -400,6 +699,25 @@ static int sroce_comp_run(void *arg)
 		sroce_comp_data(qp, &p, skb, pkt);
 	consume_skb(skb);
 	return 1;
+}
+
+/**
+ * sroce_comp_kick() - let the completer make the send completions due
+ * @qp: the QP
+ *
+ * Runs the completer in the caller when it is idle and interrupts are on
+ * (so that a flush is done when modify_qp returns), else schedules it. A
+ * call from the completer's own completion handler only asks for one
+ * more run.
+ *
+ * Context: any; the caller holds none of the QP's locks.
+ */
+void sroce_comp_kick(struct sroce_qp *qp)
+{
+	if (in_hardirq() || irqs_disabled())
+		sroce_task_schedule(&qp->comp.task);
+	else
+		sroce_task_run(&qp->comp.task);
 }
 
 /**
@@ -429,6 +747,8 @@ void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 /**
  * sroce_comp_init() - set up the completer of a new QP
  * @qp: the QP
+ *
+ * Context: process context.
  */
 void sroce_comp_init(struct sroce_qp *qp)
 {
@@ -445,12 +765,15 @@ void sroce_comp_init(struct sroce_qp *qp)
  * sroce_comp_start() - the QP enters RTS: load the retry budgets
  * @qp: the QP
  * @p: its parameters
+ *
+ * Context: modify_qp (process context).
  */
 void sroce_comp_start(struct sroce_qp *qp, const struct sroce_qp_params *p)
 {
 	qp->comp.retry_left = p->retry_cnt;
 	qp->comp.rnr_left = p->rnr_retry;
-	qp->comp.ack_psn = sroce_psn_add(p->sq_psn, SROCE_PSN_MASK);
+	qp->comp.una_psn = READ_ONCE(qp->req.psn);
+	qp->comp.retrying = false;
 }
 
 /**
@@ -468,17 +791,21 @@ void sroce_comp_stop(struct sroce_qp *qp)
 /**
  * sroce_comp_reset() - forget the responses of a QP back in RESET
  * @qp: the QP, its tasks disabled and timers stopped
+ *
+ * Context: process context.
  */
 void sroce_comp_reset(struct sroce_qp *qp)
 {
-	skb_queue_purge(&qp->comp.rxq);
-	sroce_key_cache_flush(&qp->comp.kc);
+	sroce_comp_drop(qp);
+	qp->comp.retrying = false;
 	qp->comp.flags = 0;
 }
 
 /**
  * sroce_comp_cleanup() - the QP is being destroyed
  * @qp: the QP, its tasks disabled and timers stopped
+ *
+ * Context: process context.
  */
 void sroce_comp_cleanup(struct sroce_qp *qp)
 {

@@ -21,21 +21,27 @@ struct sroce_qp_params;
 
 /**
  * struct sroce_comp - per-QP completer state
- * @task: the completer's execution context
+ * @task: the completer's execution context; it alone moves the SQ
+ *	consumer index and posts send CQEs (flushes included)
  * @rxq: received responses (ACK, NAK, READ response, atomic ACK) waiting
  *	for the task; its lock also guards @closed
  * @closed: the QP is being destroyed: @rxq takes nothing more
  * @kc: key cache of READ response and atomic scatter; flushed whenever a
  *	WQE completes
- * @cur: scatter cursor in the READ at the SQ consumer index
- * @rd_psn: PSN of the next READ response expected for that READ
+ * @cur: scatter cursor in the READ or atomic at the SQ consumer index
+ * @rd_psn: PSN of the next response expected for that WQE
+ * @rd_valid: @cur and @rd_psn are set up for the oldest WQE
+ * @una_psn: the oldest PSN not yet acknowledged, as far as ACKs inside a
+ *	SEND or WRITE (or a sequence NAK) tell
+ * @retry_psn: where the last retransmission started
+ * @retrying: a retransmission from @retry_psn is under way and no
+ *	progress has been made since: another NAK naming the same PSN is
+ *	a duplicate and does not retry again
  * @retry_timer: local ACK timeout (4.096 us * 2^timeout), armed while
  *	request packets are unacknowledged
  * @rnr_timer: the RNR NAK delay before the requester resends
  * @retry_left: transport retries left (reset to retry_cnt on progress)
  * @rnr_left: RNR retries left (rnr_retry 7: never counted down)
- * @ack_psn: the highest PSN an ACK or READ response acknowledged; one
- *	beyond it is progress and restarts @retry_timer and @retry_left
  * @flags: SROCE_COMP_* bits, set by the timers
  */
 struct sroce_comp {
@@ -45,27 +51,77 @@ struct sroce_comp {
 	struct sroce_key_cache kc;
 	struct sroce_sge_cursor cur;
 	u32 rd_psn;
+	bool rd_valid;
+	u32 una_psn;
+	u32 retry_psn;
+	bool retrying;
 	struct timer_list retry_timer;
 	struct timer_list rnr_timer;
 	u8 retry_left;
 	u8 rnr_left;
-	u32 ack_psn;
 	unsigned long flags;
 };
 
 /* sroce_comp.flags: the local ACK timeout expired */
 #define SROCE_COMP_TIMEOUT	0
+/* sroce_comp.flags: the RNR delay is over: resend */
+#define SROCE_COMP_RNR_DONE	1
 
 /* rnr_retry value that means "retry for ever" */
 #define SROCE_RNR_RETRY_INFINITE	7
+
+/**
+ * enum sroce_rsp_kind - what a packet for the completer is
+ * @SROCE_RSP_ACK: an ACKNOWLEDGE (ACK or NAK)
+ * @SROCE_RSP_READ: an RDMA READ response packet
+ * @SROCE_RSP_ATOMIC: an ATOMIC ACKNOWLEDGE
+ */
+enum sroce_rsp_kind {
+	SROCE_RSP_ACK,
+	SROCE_RSP_READ,
+	SROCE_RSP_ATOMIC,
+};
+
+/**
+ * enum sroce_rsp_verdict - what a response means for the oldest WQE
+ * @SROCE_RSP_STALE: nothing new (a duplicate or an older packet): drop
+ * @SROCE_RSP_ACCEPT: the response expected next: take its data
+ * @SROCE_RSP_IMPLIED_NAK: a response the responder can only have sent
+ *	after the one expected, which was therefore lost: retry
+ */
+enum sroce_rsp_verdict {
+	SROCE_RSP_STALE,
+	SROCE_RSP_ACCEPT,
+	SROCE_RSP_IMPLIED_NAK,
+};
+
+/**
+ * struct sroce_rsp_expect - the oldest WQE, a READ or an atomic
+ * @read: it is an RDMA READ (else an atomic)
+ * @first_psn: its first PSN
+ * @last_psn: its last PSN
+ * @next_psn: the response PSN expected next
+ */
+struct sroce_rsp_expect {
+	bool read;
+	u32 first_psn;
+	u32 last_psn;
+	u32 next_psn;
+};
 
 void sroce_comp_init(struct sroce_qp *qp);
 void sroce_comp_start(struct sroce_qp *qp, const struct sroce_qp_params *p);
 void sroce_comp_stop(struct sroce_qp *qp);
 void sroce_comp_reset(struct sroce_qp *qp);
 void sroce_comp_cleanup(struct sroce_qp *qp);
+void sroce_comp_kick(struct sroce_qp *qp);
 void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p);
 void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb);
+
 unsigned long sroce_rnr_timer_usecs(u8 code);
+u64 sroce_ack_timeout_ns(u8 timeout);
+bool sroce_comp_ack_covers(u32 ack_psn, u32 last_psn);
+enum sroce_rsp_verdict sroce_comp_judge(const struct sroce_rsp_expect *e,
+					enum sroce_rsp_kind kind, u32 psn);
 
 #endif /* SROCE_COMP_H */

@@ -92,7 +92,8 @@ enum sroce_mr_state {
  *	IB_WR_REG_MR that takes them, so the data path uses @key instead.
  * @ref: lookups and MW bindings hold references; the registration holds
  *	the first one
- * @released: completed when @ref drops to zero; dereg waits for it
+ * @free_work: unpins and frees the MR when its last reference goes after
+ *	dereg (dereg frees at once when it held the last one)
  * @rcu: the MR is freed with kfree_rcu() (lookups run under RCU)
  * @lock: serialises changes of @key, @state, @access, @iova, @length and
  *	the page geometry (FRMRs only change), @dead and @num_mw changes

@@ -8,13 +8,21 @@
  * struct sroce_send_ctx, numbering its packets and moving the SQ head
  * past it; it then goes out one packet per call of the task function,
  * each packet carrying min(path MTU, bytes left). The payload comes from
- * the WQE's inline data or through the shared SGE cursor. The SQ consumer
- * index is the completer's: it moves only when a WQE completes.
+ * the WQE's inline data or through the shared SGE cursor. Local
+ * operations (LOCAL_INV, REG_MR, BIND_MW) run here too, once every WQE
+ * before them has completed, and so do invalid WQEs (with their error);
+ * both are then left to the completer like a WQE that was answered. The
+ * SQ consumer index is the completer's: it moves, and a send CQE is
+ * posted, only there.
  *
- * Retransmission is go-back-N: the completer sets SROCE_REQ_REWIND and
- * the requester starts again at the oldest WQE not completed, from its
- * first PSN. The responder treats the packets it already has as
- * duplicates.
+ * Retransmission is go-back-N from the oldest unacknowledged PSN (IBA
+ * 9.7.5.1): the completer names that PSN and sets SROCE_REQ_REWIND; the
+ * requester moves the SQ head back to the consumer index and replays the
+ * WQEs it had started from their saved contexts, the oldest from the
+ * named PSN: the rest of a SEND or WRITE from that packet on, and for a
+ * partly answered RDMA READ a new READ request for the missing part only
+ * (its PSN, address and length moved on by the packets received). The
+ * responder treats what it already has as duplicates.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -134,7 +142,7 @@ int sroce_rc_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	return 0;
 }
 
-/* ---- opcodes ------------------------------------------------------- */
+/* ---- opcodes and packet shapes (pure) -------------------------------- */
 
 /**
  * sroce_wr_is_rd_atomic() - does a work request use responder resources?
@@ -149,8 +157,14 @@ bool sroce_wr_is_rd_atomic(u32 wr_opcode)
 	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+static bool sroce_wr_is_write(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_WRITE ||
+	       wr_opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
 /* The RC opcode of a packet of a SEND or WRITE message. */
-static u8 sroce_req_opcode(u32 wr_opcode, bool first, bool last)
+static u8 sroce_req_data_opcode(u32 wr_opcode, bool first, bool last)
 {
 	static const u8 send[2][2] = {
 		{ IB_OPCODE_RC_SEND_MIDDLE, IB_OPCODE_RC_SEND_LAST },
@@ -160,8 +174,7 @@ static u8 sroce_req_opcode(u32 wr_opcode, bool first, bool last)
 		{ IB_OPCODE_RC_RDMA_WRITE_MIDDLE, IB_OPCODE_RC_RDMA_WRITE_LAST },
 		{ IB_OPCODE_RC_RDMA_WRITE_FIRST, IB_OPCODE_RC_RDMA_WRITE_ONLY },
 	};
-	bool wr = wr_opcode == IB_WR_RDMA_WRITE ||
-		  wr_opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool wr = sroce_wr_is_write(wr_opcode);
 
 	if (!last)
 		return wr ? write[first][0] : send[first][0];
@@ -180,13 +193,113 @@ static u8 sroce_req_opcode(u32 wr_opcode, bool first, bool last)
 	}
 }
 
-/* Packets of a message: READ responses or request packets. */
-static u32 sroce_req_npkts(const struct sroce_send_wqe *wqe, u32 mtu)
+/**
+ * sroce_req_npkts() - PSNs a message uses
+ * @wr_opcode: enum ib_wr_opcode of a wire operation
+ * @length: message bytes
+ * @mtu: path MTU in bytes
+ *
+ * A SEND or WRITE uses one PSN per request packet, a READ one per
+ * response packet (IBA 9.7.1: the requester advances its PSN by the
+ * number of response packets), an atomic one; a zero-length message
+ * still has one packet.
+ *
+ * Context: any.
+ * Return: the number of PSNs, at least 1.
+ */
+u32 sroce_req_npkts(u32 wr_opcode, u32 length, u32 mtu)
 {
-	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD || !wqe->length)
+	if (wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD || !length)
 		return 1;
-	return DIV_ROUND_UP(wqe->length, mtu);
+	return DIV_ROUND_UP(length, mtu);
+}
+
+/**
+ * sroce_req_pkt_shape() - what request packet @index of a message is
+ * @wr_opcode: enum ib_wr_opcode of a wire operation
+ * @length: message bytes
+ * @mtu: path MTU in bytes
+ * @index: PSN offset in the message (for a READ: of the first response
+ *	packet the request asks for; a resumed READ starts past 0)
+ * @pkt: filled with the packet's shape
+ *
+ * A SEND or WRITE packet carries min(@mtu, bytes left); its opcode is
+ * FIRST, MIDDLE, LAST or ONLY, the last one with the immediate or
+ * invalidate variant of the work request. A READ request carries no
+ * payload and asks for the rest of the message from @index on; an
+ * atomic is one packet.
+ *
+ * Context: any.
+ * Return: false if @index lies past the message.
+ */
+bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,
+			 struct sroce_req_pkt *pkt)
+{
+	u32 n = sroce_req_npkts(wr_opcode, length, mtu);
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (index >= n)
+		return false;
+	pkt->offset = index * mtu;
+	pkt->first = !index;
+	switch (wr_opcode) {
+	case IB_WR_RDMA_READ:
+		pkt->opcode = IB_OPCODE_RC_RDMA_READ_REQUEST;
+		pkt->dmalen = length - pkt->offset;
+		pkt->last = true;
+		return true;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		pkt->opcode = IB_OPCODE_RC_COMPARE_SWAP;
+		pkt->last = true;
+		return true;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		pkt->opcode = IB_OPCODE_RC_FETCH_ADD;
+		pkt->last = true;
+		return true;
+	}
+	pkt->paylen = sroce_pkt_payload(length - pkt->offset, mtu);
+	pkt->last = index + 1 == n;
+	pkt->opcode = sroce_req_data_opcode(wr_opcode, pkt->first, pkt->last);
+	if (pkt->first && sroce_wr_is_write(wr_opcode))
+		pkt->dmalen = length;
+	return true;
+}
+
+/**
+ * sroce_req_want_ackreq() - does the next request packet ask for an ACK?
+ * @last: it is the last packet of its message
+ * @since_ackreq: packets sent since the last one that asked
+ *
+ * The last packet of every message asks (IBA 9.7.6.1.2: the requester
+ * sets AckReq where it needs an ACK to complete a WQE), and inside long
+ * messages every SROCE_ACKREQ_INTERVAL-th packet, so that the responder's
+ * progress comes back before the local ACK timeout.
+ *
+ * Context: any.
+ * Return: the BTH AckReq bit.
+ */
+bool sroce_req_want_ackreq(bool last, u32 since_ackreq)
+{
+	return last || since_ackreq + 1 >= SROCE_ACKREQ_INTERVAL;
+}
+
+/**
+ * sroce_req_resume_psn() - where a retransmission of a WQE starts
+ * @una: the oldest unacknowledged PSN the completer named
+ * @first_psn: the WQE's first PSN
+ * @last_psn: its last PSN
+ *
+ * Context: any.
+ * Return: @una if it lies in the WQE's PSNs, else @first_psn (the name
+ * is stale: the WQE it was meant for completed meanwhile).
+ */
+u32 sroce_req_resume_psn(u32 una, u32 first_psn, u32 last_psn)
+{
+	if (sroce_psn_in_window(una, first_psn,
+				sroce_psn_diff(last_psn, first_psn) + 1))
+		return una;
+	return first_psn;
 }
 
 /* ---- starting a WQE ------------------------------------------------ */
@@ -197,7 +310,7 @@ static bool sroce_req_is_wire(u32 wr_opcode)
 	       wr_opcode != IB_WR_REG_MR;
 }
 
-/* May the WQE start now, given fences and the READ/atomic limit? */
+/* May the wire WQE start now, given fences and the READ/atomic limit? */
 static bool sroce_req_may_start(struct sroce_qp *qp,
 				const struct sroce_qp_params *p,
 				const struct sroce_send_wqe *wqe)
@@ -206,78 +319,167 @@ static bool sroce_req_may_start(struct sroce_qp *qp,
 
 	lockdep_assert_held(&qp->sq.lock);
 
+	/* IBA 10.8.3.3: a fenced WR waits for every earlier READ/atomic. */
 	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_atomic)
 		return false;
 	return !sroce_wr_is_rd_atomic(wqe->opcode) ||
 	       req->rd_atomic < max_t(u32, p->max_rd_atomic, 1);
 }
 
-/*
- * Start the WQE at the SQ head. Returns 1 when one started or a local
- * operation ran, 0 when there is nothing to start now.
- */
-static int sroce_req_start(struct sroce_qp *qp,
-			   const struct sroce_qp_params *p)
+/* What sroce_req_claim() did with the WQE at the SQ head. */
+enum sroce_req_claim {
+	SROCE_CLAIM_NONE,	/* nothing may start now */
+	SROCE_CLAIM_LOCAL,	/* settled without the wire: the completer's */
+	SROCE_CLAIM_WIRE,	/* started: send its packets from *psn */
+};
+
+/* A new WQE at @head: check it, run it if local, or number its PSNs. */
+static enum sroce_req_claim sroce_req_claim_new(struct sroce_qp *qp,
+						const struct sroce_qp_params *p,
+						u32 head, u32 *psn)
 {
 	struct sroce_qp_sq *sq = &qp->sq;
 	struct sroce_req *req = &qp->req;
+	struct sroce_send_ctx *ctx = &req->ctx[head];
 	struct sroce_wqe_limits lim = {
 		.qp_type = qp->ibqp.qp_type,
 		.max_sge = sq->max_sge,
 		.max_inline = sq->max_inline,
 		.user = qp->user,
 	};
-	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
-	struct sroce_send_ctx *ctx;
 	enum ib_wc_status status;
-	unsigned long flags;
-	bool at_cons;
-	u32 head;
 
-	spin_lock_irqsave(&sq->lock, flags);
-	head = sq->head;
-	if (head == sroce_queue_load_prod(&sq->queue)) {
-		spin_unlock_irqrestore(&sq->lock, flags);
-		return 0;
-	}
-	ctx = &req->ctx[head];
+	lockdep_assert_held(&sq->lock);
+
 	status = sroce_wqe_check_send(sroce_queue_slot(&sq->queue, head), &lim,
 				      &ctx->wqe);
 	if (status != IB_WC_SUCCESS || !sroce_req_is_wire(ctx->wqe.opcode)) {
-		/* The verbs layer runs these once nothing is in flight. */
-		at_cons = head == sq->queue.cons;
-		spin_unlock_irqrestore(&sq->lock, flags);
-		if (!at_cons)
-			return 0;
-		sroce_sq_start_local(qp);
-		return 1;
+		/* Local operations run once nothing is in flight before them. */
+		if (head != sq->queue.cons)
+			return SROCE_CLAIM_NONE;
+		if (status == IB_WC_SUCCESS)
+			status = sroce_wq_exec_local(qp, &ctx->wqe);
+		if (status != IB_WC_SUCCESS)
+			req->halted = true;
+		ctx->status = status;
+		ctx->first_psn = req->psn;
+		ctx->last_psn = req->psn;
+		/* @status before @local: the completer reads them lockless */
+		smp_store_release(&ctx->local, true);
+		return SROCE_CLAIM_LOCAL;
 	}
-	if (!sroce_req_may_start(qp, p, &ctx->wqe)) {
-		spin_unlock_irqrestore(&sq->lock, flags);
-		return 0;
-	}
+	if (qp->ibqp.qp_type != IB_QPT_RC || !sroce_req_may_start(qp, p, &ctx->wqe))
+		return SROCE_CLAIM_NONE;	/* UC and UD are not wired in yet */
 	ctx->status = IB_WC_SUCCESS;
+	ctx->local = false;
+	ctx->mtu = ib_mtu_enum_to_int(p->path_mtu);
 	ctx->first_psn = req->psn;
 	ctx->last_psn = sroce_psn_add(req->psn,
-				      sroce_req_npkts(&ctx->wqe, mtu) - 1);
+				      sroce_req_npkts(ctx->wqe.opcode,
+						      ctx->wqe.length,
+						      ctx->mtu) - 1);
 	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
 		req->rd_atomic++;
-	sq->head = sroce_ring_next(head, sq->queue.index_mask);
+	*psn = ctx->first_psn;
+	return SROCE_CLAIM_WIRE;
+}
+
+/* A WQE started before a rewind: restart it from its saved context. */
+static enum sroce_req_claim sroce_req_claim_replay(struct sroce_qp *qp,
+						   const struct sroce_qp_params *p,
+						   u32 head, u32 *psn)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_send_ctx *ctx = &req->ctx[head];
+
+	lockdep_assert_held(&qp->sq.lock);
+
+	if (ctx->local) {
+		req->resume = false;
+		return SROCE_CLAIM_LOCAL;	/* never run twice */
+	}
+	if (!sroce_req_may_start(qp, p, &ctx->wqe))
+		return SROCE_CLAIM_NONE;
+	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+		req->rd_atomic++;
+	*psn = ctx->first_psn;
+	if (req->resume)
+		*psn = sroce_req_resume_psn(req->resume_psn, ctx->first_psn,
+					    ctx->last_psn);
+	req->resume = false;
+	return SROCE_CLAIM_WIRE;
+}
+
+/* Put the gather cursor @offset bytes into the WQE's SGE list. */
+static void sroce_req_seek(struct sroce_sge_cursor *cur,
+			   const struct rxe_sge *sges, u32 num_sge,
+			   u32 length, u32 offset)
+{
+	u32 len;
+
+	sroce_cursor_init(cur, length);
+	cur->resid = length - min(offset, length);
+	for (cur->cur_sge = 0; cur->cur_sge < num_sge; cur->cur_sge++) {
+		len = READ_ONCE(sges[cur->cur_sge].length);
+		if (offset < len)
+			break;
+		offset -= len;
+	}
+	cur->sge_offset = cur->cur_sge < num_sge ? offset : 0;
+}
+
+/*
+ * Start the WQE at the SQ head (new or replayed). Returns 1 when one
+ * started or settled, 0 when there is nothing to start now.
+ */
+static int sroce_req_start(struct sroce_qp *qp,
+			   const struct sroce_qp_params *p)
+{
+	struct sroce_qp_sq *sq = &qp->sq;
+	struct sroce_req *req = &qp->req;
+	enum sroce_req_claim claim = SROCE_CLAIM_NONE;
+	struct sroce_send_ctx *ctx;
+	unsigned long flags;
+	u32 head, psn = 0;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	head = sq->head;
+	if (head != sroce_queue_load_prod(&sq->queue)) {
+		if (req->replays)
+			claim = sroce_req_claim_replay(qp, p, head, &psn);
+		else if (!req->halted)
+			claim = sroce_req_claim_new(qp, p, head, &psn);
+	}
+	if (claim != SROCE_CLAIM_NONE) {
+		if (req->replays)
+			req->replays--;
+		sq->head = sroce_ring_next(head, sq->queue.index_mask);
+	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
+	if (claim == SROCE_CLAIM_NONE)
+		return 0;
+	if (claim == SROCE_CLAIM_LOCAL) {
+		sroce_task_schedule(&qp->comp.task);
+		return 1;
+	}
+	ctx = &req->ctx[head];
 	req->cur_idx = head;
-	req->sent = 0;
-	req->npkt = 0;
+	req->npkt = sroce_psn_diff(psn, ctx->first_psn);
 	req->in_msg = true;
-	sroce_cursor_init(&req->cur, ctx->wqe.length);
+	if (!(ctx->wqe.send_flags & IB_SEND_INLINE))
+		sroce_req_seek(&req->cur,
+			       sroce_wqe_sges(sroce_queue_slot(&sq->queue, head)),
+			       ctx->wqe.num_sge, ctx->wqe.length,
+			       req->npkt * ctx->mtu);
 	return 1;
 }
 
 /* ---- sending ------------------------------------------------------- */
 
-/* Gather @len bytes of the current WQE's payload into @buf. */
+/* Gather the payload of @pkt into @buf. */
 static int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
-			    void *buf, u32 len)
+			    const struct sroce_req_pkt *pkt, void *buf)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
@@ -285,103 +487,71 @@ static int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
 
 	slot = sroce_queue_slot(&qp->sq.queue, req->cur_idx);
 	if (ctx->wqe.send_flags & IB_SEND_INLINE) {
-		memcpy(buf, sroce_wqe_inline(slot) + req->sent, len);
+		memcpy(buf, sroce_wqe_inline(slot) + pkt->offset, pkt->paylen);
 		return 0;
 	}
 	return sroce_copy_data(sdev, qp->ibqp.pd, &req->kc,
 			       sroce_wqe_sges(slot), ctx->wqe.num_sge,
-			       &req->cur, buf, len, SROCE_COPY_FROM_MR);
+			       &req->cur, buf, pkt->paylen, SROCE_COPY_FROM_MR);
 }
 
-/* The one packet of a READ request or an atomic. */
-static struct sk_buff *sroce_req_rd_atomic_pkt(struct sroce_qp *qp,
-					       const struct sroce_qp_params *p,
-					       struct sroce_send_ctx *ctx)
+/* Fill the extension headers of a request packet. */
+static void sroce_req_fill_hdrs(struct sk_buff *skb,
+				const struct sroce_send_wqe *wqe,
+				const struct sroce_req_pkt *pkt)
 {
-	const struct sroce_send_wqe *wqe = &ctx->wqe;
 	struct sroce_atmeth *atm;
 	struct sroce_reth *reth;
-	struct sk_buff *skb;
-	u8 opcode;
 
-	if (wqe->opcode == IB_WR_RDMA_READ) {
-		skb = sroce_rc_pkt_alloc(qp, p, IB_OPCODE_RC_RDMA_READ_REQUEST,
-					 ctx->first_psn, 0, true, false);
-		if (!skb)
-			return NULL;
+	if (wqe->opcode == IB_WR_RDMA_READ ||
+	    (pkt->first && sroce_wr_is_write(wqe->opcode))) {
 		reth = sroce_rc_pkt_hdr(skb, SROCE_HDR_RETH);
-		sroce_reth_set_va(reth, wqe->wr.rdma.remote_addr);
+		sroce_reth_set_va(reth, wqe->wr.rdma.remote_addr + pkt->offset);
 		sroce_reth_set_rkey(reth, wqe->wr.rdma.rkey);
-		sroce_reth_set_len(reth, wqe->length);
-		return skb;
+		sroce_reth_set_len(reth, pkt->dmalen);
+	} else if (sroce_wr_is_rd_atomic(wqe->opcode)) {
+		atm = sroce_rc_pkt_hdr(skb, SROCE_HDR_ATMETH);
+		sroce_atmeth_set_va(atm, wqe->wr.atomic.remote_addr);
+		sroce_atmeth_set_rkey(atm, wqe->wr.atomic.rkey);
+		if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			sroce_atmeth_set_swap_add(atm, wqe->wr.atomic.swap);
+			sroce_atmeth_set_compare(atm, wqe->wr.atomic.compare_add);
+		} else {
+			sroce_atmeth_set_swap_add(atm, wqe->wr.atomic.compare_add);
+		}
 	}
-	opcode = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-		 IB_OPCODE_RC_COMPARE_SWAP : IB_OPCODE_RC_FETCH_ADD;
-	skb = sroce_rc_pkt_alloc(qp, p, opcode, ctx->first_psn, 0, true, false);
-	if (!skb)
-		return NULL;
-	atm = sroce_rc_pkt_hdr(skb, SROCE_HDR_ATMETH);
-	sroce_atmeth_set_va(atm, wqe->wr.atomic.remote_addr);
-	sroce_atmeth_set_rkey(atm, wqe->wr.atomic.rkey);
-	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
-		sroce_atmeth_set_swap_add(atm, wqe->wr.atomic.swap);
-		sroce_atmeth_set_compare(atm, wqe->wr.atomic.compare_add);
-	} else {
-		sroce_atmeth_set_swap_add(atm, wqe->wr.atomic.compare_add);
-	}
-	return skb;
-}
-
-/* The next packet of a SEND or WRITE; NULL with *@status on failure. */
-static struct sk_buff *sroce_req_data_pkt(struct sroce_qp *qp,
-					  const struct sroce_qp_params *p,
-					  struct sroce_send_ctx *ctx,
-					  enum ib_wc_status *status)
-{
-	const struct sroce_send_wqe *wqe = &ctx->wqe;
-	struct sroce_req *req = &qp->req;
-	u32 resid = wqe->length - req->sent;
-	u32 len = sroce_pkt_payload(resid, ib_mtu_enum_to_int(p->path_mtu));
-	bool first = !req->npkt, last = len == resid;
-	u8 opcode = sroce_req_opcode(wqe->opcode, first, last);
-	struct sroce_reth *reth;
-	struct sk_buff *skb;
-	bool ackreq, se;
-	int err;
-
-	ackreq = last || req->since_ackreq + 1 >= SROCE_ACKREQ_INTERVAL;
-	se = last && (wqe->send_flags & IB_SEND_SOLICITED);
-	skb = sroce_rc_pkt_alloc(qp, p, opcode, sroce_psn_add(ctx->first_psn,
-							      req->npkt),
-				 len, ackreq, se);
-	if (!skb)
-		return NULL;
-	if (first && (wqe->opcode == IB_WR_RDMA_WRITE ||
-		      wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM)) {
-		reth = sroce_rc_pkt_hdr(skb, SROCE_HDR_RETH);
-		sroce_reth_set_va(reth, wqe->wr.rdma.remote_addr);
-		sroce_reth_set_rkey(reth, wqe->wr.rdma.rkey);
-		sroce_reth_set_len(reth, wqe->length);
-	}
-	if (last && (wqe->opcode == IB_WR_SEND_WITH_IMM ||
-		     wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
+	if (!pkt->last)
+		return;
+	if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
+	    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		sroce_immdt_set_imm(sroce_rc_pkt_hdr(skb, SROCE_HDR_IMMDT),
 				    (__force __be32)wqe->ex);
-	if (last && wqe->opcode == IB_WR_SEND_WITH_INV)
+	if (wqe->opcode == IB_WR_SEND_WITH_INV)
 		sroce_ieth_set_rkey(sroce_rc_pkt_hdr(skb, SROCE_HDR_IETH),
 				    wqe->ex);
+}
 
-	err = sroce_req_gather(qp, ctx, sroce_rc_pkt_payload(skb), len);
-	if (err) {
-		kfree_skb(skb);
-		*status = IB_WC_LOC_PROT_ERR;
-		return NULL;
-	}
-	req->since_ackreq = ackreq ? 0 : req->since_ackreq + 1;
-	req->sent += len;
-	if (last)
-		req->npkt = sroce_psn_diff(ctx->last_psn, ctx->first_psn);
-	return skb;
+/* The message at req->cur_idx is over (sent, failed or abandoned). */
+static void sroce_req_end_msg(struct sroce_req *req)
+{
+	req->in_msg = false;
+	req->psn = sroce_psn_next(req->ctx[req->cur_idx].last_psn);
+	sroce_key_cache_flush(&req->kc);
+}
+
+/* Is the WQE being sent still in flight (not completed or flushed)? */
+static bool sroce_req_cur_in_flight(struct sroce_qp *qp)
+{
+	struct sroce_qp_sq *sq = &qp->sq;
+	unsigned long flags;
+	u32 mask = sq->queue.index_mask;
+	bool ret;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	ret = sroce_ring_count(qp->req.cur_idx, sq->queue.cons, mask) <
+	      sroce_ring_count(sq->head, sq->queue.cons, mask);
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return ret;
 }
 
 /* Send the next packet of the WQE in progress. */
@@ -390,32 +560,44 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_send_ctx *ctx = &req->ctx[req->cur_idx];
-	enum ib_wc_status status = IB_WC_SUCCESS;
+	struct sroce_req_pkt pkt;
 	struct sk_buff *skb;
+	bool ackreq;
 
-	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode)) {
-		skb = sroce_req_rd_atomic_pkt(qp, p, ctx);
-		req->npkt = sroce_psn_diff(ctx->last_psn, ctx->first_psn);
-	} else {
-		skb = sroce_req_data_pkt(qp, p, ctx, &status);
+	/* The completer may have retired it on an ACK of the first copy. */
+	if (!sroce_req_cur_in_flight(qp) ||
+	    !sroce_req_pkt_shape(ctx->wqe.opcode, ctx->wqe.length, ctx->mtu,
+				 req->npkt, &pkt)) {
+		sroce_req_end_msg(req);
+		return 1;
 	}
-	if (!skb && status == IB_WC_SUCCESS)
+	ackreq = sroce_req_want_ackreq(pkt.last, req->since_ackreq) ||
+		 sroce_wr_is_rd_atomic(ctx->wqe.opcode);
+	skb = sroce_rc_pkt_alloc(qp, p, pkt.opcode,
+				 sroce_psn_add(ctx->first_psn, req->npkt),
+				 pkt.paylen, ackreq,
+				 pkt.last && (ctx->wqe.send_flags & IB_SEND_SOLICITED));
+	if (!skb)
 		return 1;	/* no memory: try again */
-	if (!skb) {
+	sroce_req_fill_hdrs(skb, &ctx->wqe, &pkt);
+	if (pkt.paylen &&
+	    sroce_req_gather(qp, ctx, &pkt, sroce_rc_pkt_payload(skb))) {
+		kfree_skb(skb);
 		/* The completer reports it once the WQEs before it are done. */
-		ctx->status = status;
-		req->in_msg = false;
-		sroce_key_cache_flush(&req->kc);
+		ctx->status = IB_WC_LOC_PROT_ERR;
+		/* @status before @local: the completer reads them lockless */
+		smp_store_release(&ctx->local, true);
+		req->halted = true;
+		sroce_req_end_msg(req);
 		sroce_task_schedule(&qp->comp.task);
 		return 0;
 	}
 
-	req->npkt++;
-	if (sroce_psn_diff(ctx->last_psn, ctx->first_psn) < (s32)req->npkt) {
-		req->in_msg = false;
-		req->psn = sroce_psn_next(ctx->last_psn);
-		sroce_key_cache_flush(&req->kc);
-	}
+	req->since_ackreq = ackreq ? 0 : req->since_ackreq + 1;
+	req->npkt = pkt.last ? sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1 :
+			       req->npkt + 1;
+	if (pkt.last)
+		sroce_req_end_msg(req);
 	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
 		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
 				SROCE_CNT_RDMA_SENDS);
@@ -425,31 +607,47 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 }
 
 /**
- * sroce_req_rewind() - go back to the oldest WQE not yet completed
+ * sroce_req_request_rewind() - ask the requester to retransmit
  * @qp: the QP
+ * @psn: the oldest unacknowledged PSN: where the oldest WQE resumes
  *
- * Context: the requester's task only.
+ * Context: the completer (any context); takes the SQ lock.
  */
-void sroce_req_rewind(struct sroce_qp *qp)
+void sroce_req_request_rewind(struct sroce_qp *qp, u32 psn)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->req.rewind_psn = psn;
+	set_bit(SROCE_REQ_REWIND, &qp->req.flags);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	sroce_task_schedule(&qp->req.task);
+}
+
+/* Go back to the oldest WQE not yet completed; the requester's task. */
+static void sroce_req_rewind(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_qp_sq *sq = &qp->sq;
+	struct sroce_send_ctx *ctx;
 	unsigned long flags;
 	u32 i;
 
+	if (req->in_msg)
+		sroce_req_end_msg(req);
 	spin_lock_irqsave(&sq->lock, flags);
-	if (sq->head != sq->queue.cons) {
-		req->psn = req->ctx[sq->queue.cons].first_psn;
-		for (i = sq->queue.cons; i != sq->head;
-		     i = sroce_ring_next(i, sq->queue.index_mask))
-			if (sroce_wr_is_rd_atomic(req->ctx[i].wqe.opcode))
-				req->rd_atomic--;
-		sq->head = sq->queue.cons;
+	for (i = sq->queue.cons; i != sq->head;
+	     i = sroce_ring_next(i, sq->queue.index_mask)) {
+		ctx = &req->ctx[i];
+		if (!ctx->local && sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+			req->rd_atomic--;
+		req->replays++;
 	}
+	req->resume = sq->head != sq->queue.cons;
+	req->resume_psn = req->rewind_psn;
+	sq->head = sq->queue.cons;
 	spin_unlock_irqrestore(&sq->lock, flags);
-	req->in_msg = false;
 	req->since_ackreq = 0;
-	sroce_key_cache_flush(&req->kc);
 }
 
 static int sroce_req_run(void *arg)
@@ -458,11 +656,6 @@ static int sroce_req_run(void *arg)
 	struct sroce_qp_params p;
 	int ret;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
-		/* UC and UD are not wired in yet: their wire WQEs wait */
-		sroce_sq_start_local(qp);
-		return 0;
-	}
 	sroce_qp_params_get(qp, &p);
 	if (p.state != IB_QPS_RTS) {
 		sroce_key_cache_flush(&qp->req.kc);
@@ -502,6 +695,8 @@ int sroce_req_init(struct sroce_qp *qp)
 /**
  * sroce_req_reset() - forget everything in flight
  * @qp: the QP, with its requester task disabled (or never run)
+ *
+ * Context: process context.
  */
 void sroce_req_reset(struct sroce_qp *qp)
 {
@@ -509,7 +704,10 @@ void sroce_req_reset(struct sroce_qp *qp)
 
 	sroce_key_cache_flush(&req->kc);
 	req->in_msg = false;
+	req->halted = false;
 	req->rd_atomic = 0;
+	req->replays = 0;
+	req->resume = false;
 	req->since_ackreq = 0;
 	req->flags = 0;
 }
@@ -517,6 +715,8 @@ void sroce_req_reset(struct sroce_qp *qp)
 /**
  * sroce_req_cleanup() - free the requester of a QP being destroyed
  * @qp: the QP, with its requester task disabled
+ *
+ * Context: process context.
  */
 void sroce_req_cleanup(struct sroce_qp *qp)
 {

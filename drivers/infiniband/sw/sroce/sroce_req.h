@@ -19,23 +19,31 @@ struct sroce_qp;
 struct sroce_qp_params;
 
 /**
- * struct sroce_send_ctx - transport state of one send WQE in flight
- * @wqe: the validated private copy taken when the requester started it
+ * struct sroce_send_ctx - transport state of one started send WQE
+ * @wqe: the validated private copy taken when the requester started it;
+ *	a retransmission reuses it and never reads the slot's fixed part
+ *	again
  * @first_psn: PSN of its first packet
  * @last_psn: PSN of its last packet (of the last READ response packet
  *	for an RDMA READ)
- * @status: IB_WC_SUCCESS, or the local error the requester met while
- *	gathering it; the completer completes it with that status
+ * @mtu: the path MTU in bytes its packets were cut to
+ * @status: IB_WC_SUCCESS, or the local error it met
+ * @local: it needs no answer from the wire: a local operation the
+ *	requester ran, an invalid WQE, or a WQE whose gather failed; it
+ *	completes with @status as soon as it is the oldest. Written with
+ *	release semantics after @status, read with acquire semantics.
  *
  * One per SQ slot, indexed like the ring. Written by the requester before
- * it moves the SQ head past the slot (under the SQ lock), read by the
+ * it moves the SQ head past the slot (under the SQ lock); read by the
  * completer for slots between the consumer index and the head.
  */
 struct sroce_send_ctx {
 	struct sroce_send_wqe wqe;
 	u32 first_psn;
 	u32 last_psn;
+	u32 mtu;
 	enum ib_wc_status status;
+	bool local;
 };
 
 /**
@@ -45,14 +53,24 @@ struct sroce_send_ctx {
  * @kc: key cache of the gather; flushed at every message end
  * @cur: gather cursor in the WQE being sent
  * @cur_idx: SQ slot of the WQE being sent (valid while @in_msg)
- * @psn: PSN of the next request packet
- * @sent: payload bytes of the WQE at @cur_idx already sent
- * @npkt: packets of that WQE already sent
+ * @psn: PSN of the first packet of the next new WQE
+ * @npkt: index of the next packet of the WQE at @cur_idx
  * @since_ackreq: packets sent since the last one with AckReq
  * @in_msg: a WQE is partly sent
+ * @halted: a WQE failed locally; nothing new starts until the QP is
+ *	reset (the completer moves it to ERR)
  * @rd_atomic: READ and atomic WQEs between the SQ consumer index and the
- *	head (protected by the SQ lock), held to max_rd_atomic
+ *	head (SQ lock), held to max_rd_atomic
+ * @replays: WQEs from the SQ head on that were started before a rewind
+ *	and restart from their @ctx (SQ lock)
+ * @resume: the first replay restarts at @resume_psn, not its first PSN
+ * @resume_psn: see @resume
+ * @rewind_psn: the oldest unacknowledged PSN the completer named with
+ *	its last rewind request (SQ lock)
  * @flags: SROCE_REQ_* bits, set by the completer
+ *
+ * Everything but the fields marked "SQ lock" belongs to the requester's
+ * task.
  */
 struct sroce_req {
 	struct sroce_task task;
@@ -61,25 +79,55 @@ struct sroce_req {
 	struct sroce_sge_cursor cur;
 	u32 cur_idx;
 	u32 psn;
-	u32 sent;
 	u32 npkt;
 	u32 since_ackreq;
 	bool in_msg;
+	bool halted;
 	u32 rd_atomic;
+	u32 replays;
+	bool resume;
+	u32 resume_psn;
+	u32 rewind_psn;
 	unsigned long flags;
 };
 
-/* sroce_req.flags: go back to the oldest unacknowledged WQE */
+/* sroce_req.flags: go back to the oldest unacknowledged PSN */
 #define SROCE_REQ_REWIND	0
 
 /* AckReq at least this often inside long messages. */
 #define SROCE_ACKREQ_INTERVAL	32
 
+/**
+ * struct sroce_req_pkt - the shape of one request packet of a message
+ * @opcode: BTH opcode
+ * @offset: message bytes before this packet's payload (for a READ
+ *	request: before the bytes it asks for)
+ * @paylen: payload bytes the packet carries
+ * @dmalen: RETH DMA length: the whole message for the first packet of
+ *	a WRITE, the bytes still wanted for a READ request; else 0
+ * @first: the packet starts the message (it carries the RETH of a WRITE)
+ * @last: the packet ends the message (immediate, invalidate, SE)
+ */
+struct sroce_req_pkt {
+	u8 opcode;
+	u32 offset;
+	u32 paylen;
+	u32 dmalen;
+	bool first;
+	bool last;
+};
+
 int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
-void sroce_req_rewind(struct sroce_qp *qp);
+void sroce_req_request_rewind(struct sroce_qp *qp, u32 psn);
 bool sroce_wr_is_rd_atomic(u32 wr_opcode);
+
+u32 sroce_req_npkts(u32 wr_opcode, u32 length, u32 mtu);
+bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,
+			 struct sroce_req_pkt *pkt);
+bool sroce_req_want_ackreq(bool last, u32 since_ackreq);
+u32 sroce_req_resume_psn(u32 una, u32 first_psn, u32 last_psn);
 
 struct sk_buff *sroce_rc_pkt_alloc(struct sroce_qp *qp,
 				   const struct sroce_qp_params *p, u8 opcode,

@@ -3,17 +3,18 @@
  * sroce work queues of a QP: their rings, posting by kernel consumers,
  * the user doorbell, the start of send processing, flush and reset.
  *
- * Send processing starts WQEs in order at the SQ's head. Every WQE is
+ * Send processing starts WQEs in order at the SQ's head; it is the
+ * requester's (sroce_req.c), which the doorbell wakes. Every WQE is
  * checked (sroce_wqe_check_send()) on a private copy before any of it is
  * used; a bad one completes in error and the QP goes to ERR. Local
- * operations (LOCAL_INV, BIND_MW, REG_MR) run here once every WQE before
- * them has completed. Operations that go on the wire are the RC
- * requester's (sroce_req.c), which the doorbell wakes.
+ * operations (LOCAL_INV, BIND_MW, REG_MR) are carried out here, for the
+ * requester, once every WQE before them has completed.
  *
- * Completions of a send WQE are made in order: the SQ consumer index
- * advances (which frees the slot for user space) and then the CQE is
- * posted, as librxe expects. Flushed WQEs always complete, signaled or
- * not.
+ * Every send completion, flushes included, is made by the completer's
+ * task (sroce_comp.c), one WQE at a time in order: the SQ consumer index
+ * advances under the SQ lock (which frees the slot for user space), then
+ * the CQE is posted with no QP lock held. Flushed WQEs always complete,
+ * signaled or not.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -26,6 +27,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "sroce_ah.h"
+#include "sroce_comp.h"
 #include "sroce_cq.h"
 #include "sroce_dev.h"
 #include "sroce_mr.h"
@@ -144,40 +146,22 @@ static void sroce_wq_limits(struct sroce_qp *qp, struct sroce_wqe_limits *lim)
 	lim->user = qp->user;
 }
 
-/*
- * Complete the WQE at the SQ's consumer index. Returns false if its
- * completion was lost to a CQ overflow.
+/**
+ * sroce_wq_exec_local() - run a local send queue operation
+ * @qp: the QP
+ * @wqe: the validated copy of a LOCAL_INV, REG_MR or BIND_MW WQE
+ *
+ * Context: the requester, with the SQ lock held (so that a flush sees
+ * the operation either run and settled or not started).
+ * Return: the completion status of the operation.
  */
-static bool sroce_sq_complete(struct sroce_qp *qp, u64 wr_id, u32 opcode,
-			      bool signaled, enum ib_wc_status status)
-{
-	struct ib_wc wc = {
-		.wr_id = wr_id,
-		.status = status,
-		.opcode = sroce_wqe_wc_opcode(opcode),
-		.qp = &qp->ibqp,
-		.port_num = SROCE_PORT_NUM,
-	};
-
-	lockdep_assert_held(&qp->sq.lock);
-
-	sroce_queue_advance_consumer(&qp->sq.queue);
-	if (!signaled && !qp->sig_all && status == IB_WC_SUCCESS)
-		return true;
-	return !sroce_cq_post(qp->scq, &wc, false);
-}
-
-static bool sroce_wqe_is_local(u32 opcode)
-{
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_BIND_MW ||
-	       opcode == IB_WR_REG_MR;
-}
-
-static enum ib_wc_status sroce_sq_exec_local(struct sroce_qp *qp,
-					     const struct sroce_send_wqe *wqe)
+enum ib_wc_status sroce_wq_exec_local(struct sroce_qp *qp,
+				      const struct sroce_send_wqe *wqe)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_mw_bind bind;
+
+	lockdep_assert_held(&qp->sq.lock);
 
 	switch (wqe->opcode) {
 	case IB_WR_LOCAL_INV:
@@ -196,65 +180,6 @@ static enum ib_wc_status sroce_sq_exec_local(struct sroce_qp *qp,
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-}
-
-/*
- * Start what can be started at the SQ's head. Returns IB_WC_SUCCESS, or
- * the status of a WQE that completed in error (the QP must go to ERR);
- * *@lost tells whether a completion was lost to a CQ overflow.
- */
-static enum ib_wc_status sroce_sq_run(struct sroce_qp *qp, bool *lost)
-{
-	struct sroce_qp_sq *sq = &qp->sq;
-	enum ib_wc_status status = IB_WC_SUCCESS;
-	struct sroce_send_wqe wqe = {};
-	struct sroce_wqe_limits lim;
-	struct rxe_send_wqe *slot;
-	unsigned long flags;
-	u32 prod;
-
-	sroce_wq_limits(qp, &lim);
-	spin_lock_irqsave(&sq->lock, flags);
-	prod = sroce_queue_load_prod(&sq->queue);
-	/* Only WQEs with nothing in flight before them run here. */
-	while (status == IB_WC_SUCCESS && !*lost && sq->head != prod &&
-	       sq->head == sq->queue.cons) {
-		slot = sroce_queue_slot(&sq->queue, sq->head);
-		status = sroce_wqe_check_send(slot, &lim, &wqe);
-		if (status == IB_WC_SUCCESS) {
-			if (!sroce_wqe_is_local(wqe.opcode))
-				break;	/* for the transport */
-			status = sroce_sq_exec_local(qp, &wqe);
-		}
-		sq->head = sroce_ring_next(sq->head, sq->queue.index_mask);
-		*lost = !sroce_sq_complete(qp, READ_ONCE(slot->wr.wr_id),
-					   wqe.opcode,
-					   wqe.send_flags & IB_SEND_SIGNALED,
-					   status);
-	}
-	spin_unlock_irqrestore(&sq->lock, flags);
-	return status;
-}
-
-/**
- * sroce_sq_start_local() - run the local operations at the SQ's head
- * @qp: the QP, in RTS
- *
- * Runs (and completes) the local operations and invalid WQEs at the head
- * of the SQ while nothing is in flight before them; stops at the first
- * wire operation, which is the requester's. An invalid WQE moves the QP
- * to ERR.
- *
- * Context: any; the caller holds none of the QP's locks.
- */
-void sroce_sq_start_local(struct sroce_qp *qp)
-{
-	bool lost = false;
-
-	if (sroce_sq_run(qp, &lost) != IB_WC_SUCCESS && !lost)
-		sroce_qp_error(qp);
-	if (lost)
-		sroce_qp_fatal(qp);
 }
 
 /**
@@ -433,29 +358,14 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  * @qp: the QP, in ERR or SQE
  *
  * Each WQE, started or not, completes with IB_WC_WR_FLUSH_ERR, in order.
+ * The completer's task does it, as it makes every send completion: in
+ * the caller when the task is idle and interrupts are on, else soon.
  *
  * Context: any; the caller holds none of the QP's locks.
  */
 void sroce_wq_flush_sq(struct sroce_qp *qp)
 {
-	struct sroce_qp_sq *sq = &qp->sq;
-	struct rxe_send_wqe *slot;
-	unsigned long flags;
-	bool lost = false;
-
-	spin_lock_irqsave(&sq->lock, flags);
-	while (!sroce_queue_empty(&sq->queue)) {
-		slot = sroce_queue_consumer_slot(&sq->queue);
-		if (!sroce_sq_complete(qp, READ_ONCE(slot->wr.wr_id),
-				       READ_ONCE(slot->wr.opcode), true,
-				       IB_WC_WR_FLUSH_ERR))
-			lost = true;
-	}
-	sq->head = sq->queue.cons;
-	spin_unlock_irqrestore(&sq->lock, flags);
-
-	if (lost)
-		sroce_qp_fatal(qp);
+	sroce_comp_kick(qp);
 }
 
 /**

@@ -13,6 +13,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 struct sroce_qp;
+struct sroce_send_wqe;
 
 int sroce_wq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata, struct rxe_create_qp_resp *resp);
@@ -24,7 +25,8 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
 void sroce_sq_kick(struct sroce_qp *qp);
-void sroce_sq_start_local(struct sroce_qp *qp);
+enum ib_wc_status sroce_wq_exec_local(struct sroce_qp *qp,
+				      const struct sroce_send_wqe *wqe);
 void sroce_wq_flush_sq(struct sroce_qp *qp);
 void sroce_wq_flush_rq(struct sroce_qp *qp);
 void sroce_wq_reset(struct sroce_qp *qp);
