@@ -420,7 +420,12 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		sroce_mr_free(mr);
 		return 0;
 	}
-	/* Counted before the put: the release may run inside it. */
+	/*
+	 * A QP still holds the MR. Its next copy sees it invalid; wait for
+	 * the copies that saw it valid (RCU readers, see sroce_mr_copy()).
+	 * Counted before the put: the release may run inside it.
+	 */
+	synchronize_rcu();
 	atomic_inc(&sdev->mr_zombies);
 	sroce_mr_put(mr);
 	return 0;
@@ -702,50 +707,25 @@ static void sroce_mr_page_unmap(struct sroce_mr *mr, void *va)
 		kunmap_local(va);
 }
 
-/**
- * sroce_mr_copy() - copy between a buffer and an MR
- * @mr: the MR, referenced; the caller ran sroce_mr_check()
- * @iova: first byte in the MR (a kernel virtual address for a DMA MR)
- * @buf: the kernel buffer
- * @len: bytes
- * @dir: SROCE_COPY_TO_MR or SROCE_COPY_FROM_MR
- *
- * Checks the range again against the MR as it is now, so a racing
- * invalidation or remapping can never make it touch memory outside the
- * region, and refuses to write to an MR without local write access (its
- * pages may be shared, e.g. the zero page).
- *
- * Context: any; does not sleep.
- * Return: 0, -EACCES for a write to a read-only MR, -EFAULT when the
- * range is (no longer) inside the MR.
- */
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
-		  enum sroce_copy_dir dir)
+/* The copy itself, once sroce_mr_copy() has checked @v. */
+static int sroce_mr_copy_pages(struct sroce_mr *mr,
+			       const struct sroce_mr_view *v, u64 iova,
+			       void *buf, u64 len, enum sroce_copy_dir dir)
 {
-	struct sroce_mr_view v;
 	u64 index, off;
-
-	if (!len)
-		return 0;
-
-	sroce_mr_view(mr, &v);
-	if (dir == SROCE_COPY_TO_MR && !(v.access & IB_ACCESS_LOCAL_WRITE))
-		return -EACCES;
-	if (!sroce_range_within(v.iova, v.length, iova, len))
-		return -EFAULT;
 
 	if (mr->kind == SROCE_MR_DMA) {
 		sroce_copy_bytes((void *)(uintptr_t)iova, buf, len, dir);
 		return 0;
 	}
 
-	sroce_mr_page_pos(v.first_offset, v.page_shift, iova - v.iova, &index,
-			  &off);
+	sroce_mr_page_pos(v->first_offset, v->page_shift, iova - v->iova,
+			  &index, &off);
 	while (len) {
-		u64 chunk = min_t(u64, len, (1ULL << v.page_shift) - off);
+		u64 chunk = min_t(u64, len, (1ULL << v->page_shift) - off);
 		void *va;
 
-		if (index >= v.num_pages)
+		if (index >= v->num_pages)
 			return -EFAULT;
 		va = sroce_mr_page_va(mr, index);
 		sroce_copy_bytes(va + off, buf, chunk, dir);
@@ -757,6 +737,51 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
 		off = 0;
 	}
 	return 0;
+}
+
+/**
+ * sroce_mr_copy() - copy between a buffer and an MR
+ * @mr: the MR, referenced; the caller ran sroce_mr_check()
+ * @iova: first byte in the MR (a kernel virtual address for a DMA MR)
+ * @buf: the kernel buffer
+ * @len: bytes
+ * @dir: SROCE_COPY_TO_MR or SROCE_COPY_FROM_MR
+ *
+ * Checks the state and the range again against the MR as it is now, so
+ * that a message in progress stops at the first packet after a dereg or
+ * an invalidation, and a racing remapping can never make it touch memory
+ * outside the region; refuses to write to an MR without local write
+ * access (its pages may be shared, e.g. the zero page). The copy runs in
+ * an RCU read-side section: sroce_dereg_mr() of an MR still referenced
+ * waits for a grace period, so no copy that saw the MR valid is still
+ * running when dereg returns.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, -EACCES for an MR no longer valid or a write to a read-only
+ * MR, -EFAULT when the range is (no longer) inside the MR.
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
+		  enum sroce_copy_dir dir)
+{
+	struct sroce_mr_view v;
+	int err;
+
+	if (!len)
+		return 0;
+
+	rcu_read_lock();
+	sroce_mr_view(mr, &v);
+	if (v.state != SROCE_MR_VALID)
+		err = -EACCES;
+	else if (dir == SROCE_COPY_TO_MR &&
+		 !(v.access & IB_ACCESS_LOCAL_WRITE))
+		err = -EACCES;
+	else if (!sroce_range_within(v.iova, v.length, iova, len))
+		err = -EFAULT;
+	else
+		err = sroce_mr_copy_pages(mr, &v, iova, buf, len, dir);
+	rcu_read_unlock();
+	return err;
 }
 
 /**
