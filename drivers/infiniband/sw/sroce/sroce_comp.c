@@ -397,11 +397,34 @@ static void sroce_comp_retry(struct sroce_qp *qp,
 	comp->retry_left--;
 	comp->retrying = true;
 	comp->retry_psn = psn;
+	comp->recovering = true;
+	comp->recover_psn = READ_ONCE(qp->req.sent_psn);
 	sroce_stats_inc(sdev, SROCE_CNT_COMPLETER_RETRY);
 	sroce_req_request_rewind(qp, psn);
 	if (p->timeout)
 		mod_timer(&comp->retry_timer,
 			  jiffies + sroce_ack_timeout(p->timeout));
+}
+
+/*
+ * An implied NAK while the oldest WQE @ctx, a READ or atomic, waits: a
+ * response or ACK past the one expected. Retransmit, unless a
+ * retransmission is still recovering: the packets past a gap are then
+ * more likely copies the responder sent before it went back, or packets
+ * the host reordered, than a new loss, and retrying on each of them
+ * would queue round after round of responses at the responder.
+ */
+static void sroce_comp_implied_nak(struct sroce_qp *qp,
+				   const struct sroce_qp_params *p,
+				   const struct sroce_send_ctx *ctx)
+{
+	struct sroce_comp *comp = &qp->comp;
+
+	if (comp->recovering &&
+	    sroce_psn_before(sroce_comp_resume_psn(qp, ctx), comp->recover_psn))
+		return;
+	comp->recovering = false;
+	sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
 }
 
 static void sroce_comp_rnr(struct sroce_qp *qp,
@@ -500,7 +523,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		sroce_comp_done(qp, p, idx, sroce_nak_status(code));
 	} else {
 		/* A later request failed while this READ/atomic is unanswered. */
-		sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
+		sroce_comp_implied_nak(qp, p, ctx);
 	}
 }
 
@@ -520,7 +543,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		sroce_comp_expect(qp, ctx, &e);
 		if (sroce_comp_judge(&e, SROCE_RSP_ACK, psn) ==
 		    SROCE_RSP_IMPLIED_NAK)
-			sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
+			sroce_comp_implied_nak(qp, p, ctx);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		ctx = sroce_comp_retire(qp, p, psn, false, &idx);
@@ -571,7 +594,7 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	switch (sroce_comp_judge(&e, atomic ? SROCE_RSP_ATOMIC : SROCE_RSP_READ,
 				 pkt->psn)) {
 	case SROCE_RSP_IMPLIED_NAK:
-		sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
+		sroce_comp_implied_nak(qp, p, ctx);
 		return;
 	case SROCE_RSP_STALE:
 		return;
@@ -774,6 +797,7 @@ void sroce_comp_start(struct sroce_qp *qp, const struct sroce_qp_params *p)
 	qp->comp.rnr_left = p->rnr_retry;
 	qp->comp.una_psn = READ_ONCE(qp->req.psn);
 	qp->comp.retrying = false;
+	qp->comp.recovering = false;
 }
 
 /**

@@ -37,6 +37,12 @@ struct sroce_qp_params;
  * @retrying: a retransmission from @retry_psn is under way and no
  *	progress has been made since: another NAK naming the same PSN is
  *	a duplicate and does not retry again
+ * @recover_psn: one past the highest PSN sent when the last
+ *	retransmission started
+ * @recovering: that retransmission is not yet acknowledged up to
+ *	@recover_psn: responses past a gap may be copies from before it or
+ *	reordered, and an implied NAK does not retry again (a loss is left
+ *	to the local ACK timeout)
  * @retry_timer: local ACK timeout (4.096 us * 2^timeout), armed while
  *	request packets are unacknowledged
  * @rnr_timer: the RNR NAK delay before the requester resends
@@ -55,6 +61,8 @@ struct sroce_comp {
 	u32 una_psn;
 	u32 retry_psn;
 	bool retrying;
+	u32 recover_psn;
+	bool recovering;
 	struct timer_list retry_timer;
 	struct timer_list rnr_timer;
 	u8 retry_left;

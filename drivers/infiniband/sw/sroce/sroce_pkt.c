@@ -152,6 +152,7 @@ static void sroce_pkt_read_bth(const struct sk_buff *skb,
 	pkt->pad = sroce_bth_pad(bth);
 	pkt->hdr_len = SROCE_BTH_LEN;
 	pkt->paylen = 0;
+	pkt->mark = 0;
 	pkt->flags = (sroce_bth_ackreq(bth) ? SROCE_PKT_ACKREQ : 0) |
 		     (sroce_bth_se(bth) ? SROCE_PKT_SOLICITED : 0) |
 		     (sroce_bth_mig(bth) ? SROCE_PKT_MIGREQ : 0) |

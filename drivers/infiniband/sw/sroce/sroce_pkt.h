@@ -71,6 +71,8 @@ enum sroce_pkt_net {
  * @pad: BTH PadCnt
  * @net: enum sroce_pkt_net
  * @flags: SROCE_PKT_* bits
+ * @mark: a note of the engine whose queue holds the packet (the
+ *	responder's: SROCE_RESP_MARK_*); zero from parsing
  *
  * It lives in skb->cb (sroce_skb_pkt()) from parsing until the skb is
  * freed or handed on; the extension headers sit at skb->data, linear,
@@ -86,6 +88,7 @@ struct sroce_pkt {
 	u8 pad;
 	u8 net;
 	u8 flags;
+	u8 mark;
 };
 
 /**

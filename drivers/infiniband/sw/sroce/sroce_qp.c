@@ -458,11 +458,12 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		p->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_RQ_PSN) {
 		p->rq_psn = attr->rq_psn & SROCE_PSN_MASK;
-		qp->resp.psn = p->rq_psn;
+		WRITE_ONCE(qp->resp.psn, p->rq_psn);
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		p->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
 		qp->req.psn = p->sq_psn;
+		WRITE_ONCE(qp->req.sent_psn, p->sq_psn);
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		p->max_rd_atomic = attr->max_rd_atomic;

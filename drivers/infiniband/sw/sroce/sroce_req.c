@@ -122,8 +122,10 @@ void *sroce_rc_pkt_payload(struct sk_buff *skb)
  * @skb: the packet; consumed
  *
  * Context: any.
- * Return: 0, or the error of sroce_xmit() (the packet is lost; the
- * retransmission recovers).
+ * Return: 0, or the error of sroce_xmit(). -ENOBUFS means a full queue
+ * on the way out refused the packet: the caller sends it again after
+ * SROCE_TX_BACKOFF rather than leave it to a retransmission timeout.
+ * After any other error the packet is lost and retransmission recovers.
  */
 int sroce_rc_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		      struct sk_buff *skb)
@@ -554,12 +556,20 @@ static bool sroce_req_cur_in_flight(struct sroce_qp *qp)
 	return ret;
 }
 
+/* Everything before @end has been sent at least once. */
+static void sroce_req_note_sent(struct sroce_req *req, u32 end)
+{
+	if (sroce_psn_after(end, req->sent_psn))
+		WRITE_ONCE(req->sent_psn, end);	/* read by the completer */
+}
+
 /* Send the next packet of the WQE in progress. */
 static int sroce_req_send_next(struct sroce_qp *qp,
 			       const struct sroce_qp_params *p)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_send_ctx *ctx = &req->ctx[req->cur_idx];
+	struct sroce_sge_cursor cur;
 	struct sroce_req_pkt pkt;
 	struct sk_buff *skb;
 	bool ackreq;
@@ -580,6 +590,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	if (!skb)
 		return 1;	/* no memory: try again */
 	sroce_req_fill_hdrs(skb, &ctx->wqe, &pkt);
+	cur = req->cur;
 	if (pkt.paylen &&
 	    sroce_req_gather(qp, ctx, &pkt, sroce_rc_pkt_payload(skb))) {
 		kfree_skb(skb);
@@ -593,6 +604,14 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		return 0;
 	}
 
+	if (sroce_rc_pkt_send(qp, p, skb) == -ENOBUFS) {
+		/* The netdev's queue is full: send this packet again later. */
+		req->cur = cur;
+		sroce_task_schedule_after(&req->task, SROCE_TX_BACKOFF);
+		return 0;
+	}
+	sroce_req_note_sent(req, pkt.last ? sroce_psn_next(ctx->last_psn) :
+			    sroce_psn_add(ctx->first_psn, req->npkt + 1));
 	req->since_ackreq = ackreq ? 0 : req->since_ackreq + 1;
 	req->npkt = pkt.last ? sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1 :
 			       req->npkt + 1;
@@ -601,7 +620,6 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
 		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
 				SROCE_CNT_RDMA_SENDS);
-	sroce_rc_pkt_send(qp, p, skb);
 	sroce_comp_arm_retry(qp, p);
 	return 1;
 }
@@ -662,6 +680,8 @@ static int sroce_req_run(void *arg)
 		qp->req.in_msg = false;
 		return 0;
 	}
+	if (sroce_task_delayed(&qp->req.task))
+		return 0;	/* backing off a full netdev queue */
 	if (test_and_clear_bit(SROCE_REQ_REWIND, &qp->req.flags))
 		sroce_req_rewind(qp);
 	if (!qp->req.in_msg) {

@@ -54,6 +54,8 @@ struct sroce_send_ctx {
  * @cur: gather cursor in the WQE being sent
  * @cur_idx: SQ slot of the WQE being sent (valid while @in_msg)
  * @psn: PSN of the first packet of the next new WQE
+ * @sent_psn: one past the highest PSN sent (a READ's whole range counts
+ *	once its request is out); read by the completer
  * @npkt: index of the next packet of the WQE at @cur_idx
  * @since_ackreq: packets sent since the last one with AckReq
  * @in_msg: a WQE is partly sent
@@ -79,6 +81,7 @@ struct sroce_req {
 	struct sroce_sge_cursor cur;
 	u32 cur_idx;
 	u32 psn;
+	u32 sent_psn;
 	u32 npkt;
 	u32 since_ackreq;
 	bool in_msg;
@@ -93,6 +96,12 @@ struct sroce_req {
 
 /* sroce_req.flags: go back to the oldest unacknowledged PSN */
 #define SROCE_REQ_REWIND	0
+
+/*
+ * Jiffies a QP engine waits before it sends a packet again that a full
+ * queue on the way out (the qdisc, or a veth peer's backlog) refused.
+ */
+#define SROCE_TX_BACKOFF	1
 
 /* AckReq at least this often inside long messages. */
 #define SROCE_ACKREQ_INTERVAL	32

@@ -22,11 +22,10 @@
  * immediate, its last packet also consumes a receive WQE, for the
  * immediate and the completion only. An RDMA READ or atomic takes a
  * responder resource (at most max_dest_rd_atomic; one too many is an
- * invalid request NAK, see sroce_resp_res.c for when resources retire).
- * A READ's response goes out SROCE_RESP_READ_BUDGET packets per run of
- * the task, the resource holding the cursor; the requests behind it wait
- * in the queue, in order. An ACK goes out for every packet that asks for
- * one; the others are counted as deferred (ack_deferred).
+ * invalid request NAK, see sroce_resp_res.c for when resources retire);
+ * READ responses are sroce_resp_read.c's. An ACK goes out for every
+ * packet that asks for one; the others are counted as deferred
+ * (ack_deferred).
  *
  * Receive completions are posted with no queue lock held, so that a
  * completion handler may post receives to the same QP. When the QP goes
@@ -53,22 +52,25 @@
 #include "sroce_qp.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
+#include "sroce_resp_read.h"
 #include "sroce_resp_res.h"
 #include "sroce_srq.h"
 #include "sroce_stats.h"
 
-/* What executing a request packet ended in. */
-enum sroce_resp_result {
-	SROCE_RESP_OK,
-	SROCE_RESP_RNR,			/* no receive WQE: RNR NAK */
-	SROCE_RESP_NAK_INVALID,		/* NAK invalid request, QP to ERR */
-	SROCE_RESP_NAK_ACCESS,		/* NAK remote access error, ERR */
-	SROCE_RESP_NAK_OP,		/* NAK remote operational error, ERR */
-};
-
-/* Send an ACKNOWLEDGE with the given syndrome for @psn. */
-static void sroce_resp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
-			   enum sroce_aeth_type type, u8 code, u32 psn)
+/**
+ * sroce_resp_send_ack() - send an ACKNOWLEDGE packet
+ * @qp: the QP
+ * @p: its parameters
+ * @type: ACK, RNR NAK or NAK
+ * @code: the AETH syndrome's code (credits, RNR timer or NAK code)
+ * @psn: the PSN it is about
+ *
+ * The AETH carries the current MSN.
+ *
+ * Context: the responder's task.
+ */
+void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
+			 enum sroce_aeth_type type, u8 code, u32 psn)
 {
 	struct sroce_aeth *aeth;
 	struct sk_buff *skb;
@@ -291,123 +293,20 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	return SROCE_RESP_OK;
 }
 
-/* One READ response packet: @n bytes from @mr at @va (no MR when 0). */
-static int sroce_resp_read_pkt(struct sroce_qp *qp,
-			       const struct sroce_qp_params *p,
-			       struct sroce_mr *mr, u64 va, u32 n, u8 opcode,
-			       u32 psn)
-{
-	struct sroce_aeth *aeth;
-	struct sk_buff *skb;
-
-	skb = sroce_rc_pkt_alloc(qp, p, opcode, psn, n, false, false);
-	if (!skb)
-		return -ENOMEM;
-	if (opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) {
-		aeth = (void *)(skb->data + SROCE_BTH_LEN);
-		sroce_aeth_set_type(aeth, SROCE_AETH_ACK);
-		sroce_aeth_set_code(aeth, SROCE_AETH_CREDITS_INVALID);
-		sroce_aeth_set_msn(aeth, qp->resp.msn);
-	}
-	if (n && sroce_mr_copy(mr, va, sroce_rc_pkt_payload(skb), n,
-			       SROCE_COPY_FROM_MR)) {
-		kfree_skb(skb);
-		return -EFAULT;
-	}
-	return sroce_rc_pkt_send(qp, p, skb);
-}
-
-static u8 sroce_read_resp_opcode(bool first, bool last)
-{
-	if (first)
-		return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
-			      IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
-	return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
-		      IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-}
-
-/* Start serving @res's READ response at its response packet @start. */
-static void sroce_resp_serve_start(struct sroce_resp *resp,
-				   struct sroce_resp_res *res, u32 start)
-{
-	res->start = start;
-	res->next = start;
-	resp->serving = res;
-}
-
-/*
- * Send the next packets of the READ response being served, at most
- * SROCE_RESP_READ_BUDGET. The R_Key is looked up again for what is left,
- * so an MR invalidated or deregistered meanwhile ends the response with
- * a remote access error NAK. A packet the network refused is lost like
- * any other and left to the requester's retry.
+/**
+ * sroce_resp_res_take() - take a resource for a new READ or atomic
+ * @qp: the QP
+ * @p: its parameters (max_dest_rd_atomic)
+ * @pkt: the request
+ * @npkts: the PSNs it uses
+ *
+ * Context: the responder's task.
+ * Return: the resource, or NULL when it is one too many.
  */
-static void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
-{
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
-	struct sroce_resp *resp = &qp->resp;
-	struct sroce_resp_res *res = resp->serving;
-	u32 off = sroce_resp_read_offset(0, res->next, mtu);
-	u32 left = res->read.len - min(off, res->read.len);
-	struct sroce_mr *mr = NULL;
-	u32 budget, n, mark;
-	int err = 0;
-	u8 opcode;
-
-	/*
-	 * Requests that arrived before this chunk arrived before the last
-	 * packet of the response went out. Taken before any packet is sent,
-	 * so that a request the peer sends on seeing the response (it may
-	 * be queued while this runs) is never counted before it.
-	 */
-	mark = resp->arrivals + skb_queue_len_lockless(&resp->rxq);
-
-	if (left) {
-		mr = sroce_rkey_get(sdev, res->read.rkey, qp->ibqp.pd,
-				    qp->ibqp.qp_num, res->read.va + off, left,
-				    IB_ACCESS_REMOTE_READ, &err);
-		if (!mr)
-			err = -EFAULT;
-	}
-	for (budget = SROCE_RESP_READ_BUDGET; !err && budget; budget--) {
-		if (res->next == res->npkts)
-			break;
-		n = sroce_pkt_payload(left, mtu);
-		opcode = sroce_read_resp_opcode(res->next == res->start,
-						res->next + 1 == res->npkts);
-		err = sroce_resp_read_pkt(qp, p, mr, res->read.va + off, n,
-					  opcode,
-					  sroce_psn_add(res->first_psn, res->next));
-		if (err != -EFAULT)
-			err = 0;
-		res->next++;
-		off += n;
-		left -= n;
-	}
-	if (mr)
-		sroce_mr_put(mr);
-	if (err) {
-		resp->serving = NULL;
-		sroce_resp_ack(qp, p, SROCE_AETH_NAK, SROCE_NAK_REM_ACCESS_ERR,
-			       sroce_psn_add(res->first_psn, res->next));
-		sroce_qp_error(qp);
-		return;
-	}
-	if (res->next < res->npkts)
-		return;
-	resp->serving = NULL;
-	if (!res->answered) {
-		res->answered = true;
-		res->answered_mark = mark;
-	}
-}
-
-/* Take a resource for a new READ or atomic; NULL: one too many. */
-static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
-						  const struct sroce_qp_params *p,
-						  const struct sroce_pkt *pkt,
-						  u32 npkts)
+struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
+					   const struct sroce_qp_params *p,
+					   const struct sroce_pkt *pkt,
+					   u32 npkts)
 {
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_res *res;
@@ -420,40 +319,6 @@ static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
 	res->npkts = npkts;
 	res->opcode = pkt->opcode;
 	return res;
-}
-
-/* A new READ: checked, given a resource, and its response started. */
-static enum sroce_resp_result
-sroce_resp_read(struct sroce_qp *qp, const struct sroce_qp_params *p,
-		struct sk_buff *skb, const struct sroce_pkt *pkt, u32 *npkts)
-{
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	struct sroce_reth *reth = sroce_pkt_reth(skb, pkt);
-	u32 len = sroce_reth_len(reth), rkey = sroce_reth_rkey(reth);
-	u64 va = sroce_reth_va(reth);
-	struct sroce_resp_res *res;
-	struct sroce_mr *mr;
-	int err = 0;
-
-	*npkts = sroce_resp_read_npkts(len, ib_mtu_enum_to_int(p->path_mtu));
-	if (!(p->access & IB_ACCESS_REMOTE_READ) || len > SROCE_MAX_MSG_SIZE)
-		return SROCE_RESP_NAK_ACCESS;
-	if (len) {
-		mr = sroce_rkey_get(sdev, rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-				    va, len, IB_ACCESS_REMOTE_READ, &err);
-		if (!mr)
-			return SROCE_RESP_NAK_ACCESS;
-		sroce_mr_put(mr);
-	}
-	res = sroce_resp_res_take(qp, p, pkt, *npkts);
-	if (!res)
-		return SROCE_RESP_NAK_INVALID;
-	res->read.va = va;
-	res->read.rkey = rkey;
-	res->read.len = len;
-	sroce_stats_inc(sdev, SROCE_CNT_RDMA_RECVS);
-	sroce_resp_serve_start(&qp->resp, res, 0);
-	return SROCE_RESP_OK;
 }
 
 /* Send the ATOMIC ACKNOWLEDGE of the atomic at @psn. */
@@ -524,33 +389,6 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	return SROCE_RESP_OK;
 }
 
-/*
- * A duplicate READ: served again from its resource, from the response
- * packet its PSN names, if its RETH asks for the rest of the original
- * READ from there (IBA 9.7.5.1.3). Anything else has no resource (it
- * retired) or does not match it, and is dropped.
- */
-static void sroce_resp_dup_read(struct sroce_qp *qp,
-				const struct sroce_qp_params *p,
-				struct sk_buff *skb, const struct sroce_pkt *pkt)
-{
-	struct sroce_reth *reth = sroce_pkt_reth(skb, pkt);
-	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
-	struct sroce_resp_res *res;
-	u32 off;
-
-	res = sroce_resp_res_find(&qp->resp.res, pkt->psn);
-	if (!res || res->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST)
-		return;
-	off = sroce_resp_read_offset(res->first_psn, pkt->psn, mtu);
-	if (sroce_reth_rkey(reth) != res->read.rkey ||
-	    sroce_reth_va(reth) != res->read.va + off ||
-	    (u64)sroce_reth_len(reth) + off != res->read.len)
-		return;
-	sroce_resp_serve_start(&qp->resp, res, sroce_psn(pkt->psn -
-							 res->first_psn));
-}
-
 /* A request from before the ePSN: answer it, never execute it again. */
 static void sroce_resp_duplicate(struct sroce_qp *qp,
 				 const struct sroce_qp_params *p,
@@ -579,8 +417,8 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	 */
 	if (!(pkt->flags & SROCE_PKT_ACKREQ))
 		return;
-	sroce_resp_ack(qp, p, SROCE_AETH_ACK, SROCE_AETH_CREDITS_INVALID,
-		       sroce_psn_add(qp->resp.psn, SROCE_PSN_MASK));
+	sroce_resp_send_ack(qp, p, SROCE_AETH_ACK, SROCE_AETH_CREDITS_INVALID,
+			    sroce_psn_add(qp->resp.psn, SROCE_PSN_MASK));
 }
 
 /* Execute the request at the ePSN; *@npkts is the PSNs it used. */
@@ -621,7 +459,8 @@ static void sroce_resp_executed(struct sroce_qp *qp,
 	u32 kind = pkt->info->flags;
 
 	resp->nak_sent = false;
-	resp->psn = sroce_psn_add(resp->psn, npkts);
+	/* read by sroce_resp_mark_queued() */
+	WRITE_ONCE(resp->psn, sroce_psn_add(resp->psn, npkts));
 	sroce_resp_res_retire_stale(&resp->res, resp->psn);
 	resp->prev = pkt->info;
 	if (kind & SROCE_OPF_ATOMIC) {
@@ -635,8 +474,8 @@ static void sroce_resp_executed(struct sroce_qp *qp,
 	if (kind & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
 		return;		/* the response acknowledges it */
 	if (pkt->flags & SROCE_PKT_ACKREQ)
-		sroce_resp_ack(qp, p, SROCE_AETH_ACK,
-			       SROCE_AETH_CREDITS_INVALID, pkt->psn);
+		sroce_resp_send_ack(qp, p, SROCE_AETH_ACK,
+				    SROCE_AETH_CREDITS_INVALID, pkt->psn);
 	else
 		sroce_stats_inc(sdev, SROCE_CNT_ACK_DEFERRED);
 }
@@ -658,8 +497,8 @@ static void sroce_resp_request(struct sroce_qp *qp,
 		sroce_stats_inc(sdev, SROCE_CNT_OUT_OF_SEQ_REQ);
 		if (!resp->nak_sent) {
 			sroce_stats_inc(sdev, SROCE_CNT_SENT_SEQ_NAK);
-			sroce_resp_ack(qp, p, SROCE_AETH_NAK,
-				       SROCE_NAK_PSN_SEQ_ERR, resp->psn);
+			sroce_resp_send_ack(qp, p, SROCE_AETH_NAK,
+					    SROCE_NAK_PSN_SEQ_ERR, resp->psn);
 		}
 		resp->nak_sent = true;
 		return;
@@ -670,14 +509,14 @@ static void sroce_resp_request(struct sroce_qp *qp,
 	res = sroce_resp_execute(qp, p, skb, pkt, &npkts);
 	if (res == SROCE_RESP_RNR) {
 		sroce_stats_inc(sdev, SROCE_CNT_SENT_RNR);
-		sroce_resp_ack(qp, p, SROCE_AETH_RNR_NAK, p->min_rnr_timer,
-			       pkt->psn);
+		sroce_resp_send_ack(qp, p, SROCE_AETH_RNR_NAK, p->min_rnr_timer,
+				    pkt->psn);
 		resp->nak_sent = true;
 		return;
 	}
 	if (res != SROCE_RESP_OK) {
-		sroce_resp_ack(qp, p, SROCE_AETH_NAK,
-			       sroce_resp_nak_code[res], pkt->psn);
+		sroce_resp_send_ack(qp, p, SROCE_AETH_NAK,
+				    sroce_resp_nak_code[res], pkt->psn);
 		sroce_qp_error(qp);
 		return;
 	}
@@ -691,7 +530,11 @@ static void sroce_resp_request(struct sroce_qp *qp,
 static void sroce_resp_drop_state(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
+	unsigned long flags;
 
+	spin_lock_irqsave(&resp->rxq.lock, flags);
+	resp->rewind = false;
+	spin_unlock_irqrestore(&resp->rxq.lock, flags);
 	skb_queue_purge(&resp->rxq);
 	sroce_key_cache_flush(&resp->kc);
 	if (resp->mr) {
@@ -735,7 +578,10 @@ static int sroce_resp_run(void *arg)
 		sroce_resp_error(qp);
 		return 0;
 	}
+	sroce_resp_rewind(qp);
 	if (resp->serving) {
+		if (sroce_task_delayed(&resp->task))
+			return 0;	/* backing off a full netdev queue */
 		sroce_resp_serve(qp, &p);
 		return 1;
 	}
@@ -763,8 +609,10 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 
 	spin_lock_irqsave(&resp->rxq.lock, flags);
 	closed = resp->closed;
-	if (!closed)
+	if (!closed) {
+		sroce_resp_mark_queued(resp, sroce_skb_pkt(skb));
 		__skb_queue_tail(&resp->rxq, skb);
+	}
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
 	if (closed)
 		kfree_skb(skb);

@@ -18,13 +18,24 @@
 #include "sroce_wqe.h"
 
 struct sroce_mr;
+struct sroce_pkt;
 struct sroce_qp;
+struct sroce_qp_params;
 
 /*
  * RDMA READ response packets one run of the responder sends before it
  * lets the task run again (and other QPs' tasks with it).
  */
 #define SROCE_RESP_READ_BUDGET	16
+
+/* What executing a request packet ended in. */
+enum sroce_resp_result {
+	SROCE_RESP_OK,
+	SROCE_RESP_RNR,			/* no receive WQE: RNR NAK */
+	SROCE_RESP_NAK_INVALID,		/* NAK invalid request, QP to ERR */
+	SROCE_RESP_NAK_ACCESS,		/* NAK remote access error, ERR */
+	SROCE_RESP_NAK_OP,		/* NAK remote operational error, ERR */
+};
 
 /**
  * struct sroce_resp - per-QP responder state
@@ -56,6 +67,9 @@ struct sroce_qp;
  *	(sroce_resp_res.c)
  * @serving: the resource whose READ response is going out, or NULL;
  *	requests behind it wait in @rxq
+ * @rewind: a duplicate READ joined @rxq since the responder last looked
+ *	(guarded by @rxq's lock)
+ * @rewind_psn: the earliest PSN such duplicates asked for (same lock)
  * @arrivals: request packets taken from @rxq since the last reset
  * @arrival: arrival number of the packet being executed
  */
@@ -79,6 +93,8 @@ struct sroce_resp {
 	bool err_done;
 	struct sroce_resp_res_ring res;
 	struct sroce_resp_res *serving;
+	bool rewind;
+	u32 rewind_psn;
 	u32 arrivals;
 	u32 arrival;
 };
@@ -87,5 +103,13 @@ int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_cleanup(struct sroce_qp *qp);
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb);
+
+/* for the other parts of the responder */
+void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
+			 enum sroce_aeth_type type, u8 code, u32 psn);
+struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
+					   const struct sroce_qp_params *p,
+					   const struct sroce_pkt *pkt,
+					   u32 npkts);
 
 #endif /* SROCE_RESP_H */

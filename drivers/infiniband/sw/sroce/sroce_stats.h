@@ -48,6 +48,7 @@ enum sroce_counter {
 	SROCE_CNT_SENT_BYTES,		/* UDP payload bytes of sent_pkts */
 	SROCE_CNT_RCVD_BYTES,		/* UDP payload bytes of rcvd_pkts */
 	SROCE_CNT_SENT_SEQ_NAK,		/* PSN sequence error NAKs sent */
+	SROCE_CNT_READ_ABANDONED,	/* READ responses a duplicate cut short */
 	SROCE_CNT_NR
 };
 

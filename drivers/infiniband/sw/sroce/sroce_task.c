@@ -264,6 +264,13 @@ static void sroce_task_tasklet(struct tasklet_struct *tasklet)
 	sroce_task_dispatch(container_of(tasklet, struct sroce_task, tasklet));
 }
 
+static void sroce_task_delay_expired(struct timer_list *timer)
+{
+	struct sroce_task *t = from_timer(t, timer, delay);
+
+	sroce_task_schedule(t);
+}
+
 /**
  * sroce_task_init_exec() - initialise a task in a given mode
  * @t: the task
@@ -293,6 +300,7 @@ void sroce_task_init_exec(struct sroce_task *t, const char *name,
 	t->fn = fn;
 	t->arg = arg;
 	t->name = name;
+	timer_setup(&t->delay, sroce_task_delay_expired, 0);
 	if (exec == SROCE_TASK_TASKLET)
 		tasklet_setup(&t->tasklet, sroce_task_tasklet);
 	else
@@ -335,6 +343,44 @@ void sroce_task_schedule(struct sroce_task *t)
 	spin_lock_irqsave(&t->lock, flags);
 	sroce_task_request(t, false);
 	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * sroce_task_schedule_after() - make the work function run later
+ * @t: the task
+ * @ticks: how many jiffies from now (at least one)
+ *
+ * For a work function that cannot go on yet and must not spin: the
+ * network refused a packet because its queues are full, say. A delay
+ * already pending is kept, not pushed further out. When it expires the
+ * task is scheduled as by sroce_task_schedule(). After
+ * sroce_task_cleanup() this does nothing.
+ *
+ * Context: any.
+ */
+void sroce_task_schedule_after(struct sroce_task *t, unsigned long ticks)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!t->dead && !timer_pending(&t->delay))
+		mod_timer(&t->delay, jiffies + max(1UL, ticks));
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * sroce_task_delayed() - is a run asked for later still to come?
+ * @t: the task
+ *
+ * A work function that asked for a later run checks this to stay idle
+ * until then, whatever else scheduled it meanwhile.
+ *
+ * Context: any.
+ * Return: true while the delay of sroce_task_schedule_after() runs.
+ */
+bool sroce_task_delayed(struct sroce_task *t)
+{
+	return timer_pending(&t->delay);
 }
 
 /**
@@ -430,10 +476,11 @@ out_unlock:
  * sroce_task_cleanup() - retire a disabled task
  * @t: the task
  *
- * Drops any remembered run. Afterwards nothing is queued, the work
- * function never runs again and sroce_task_schedule()/sroce_task_run()
- * are ignored, so the memory holding @t may be freed. A task that was
- * not disabled is disabled first (with a warning).
+ * Drops any remembered run and any delayed one. Afterwards nothing is
+ * queued, the work function never runs again and
+ * sroce_task_schedule()/sroce_task_run() are ignored, so the memory
+ * holding @t may be freed. A task that was not disabled is disabled first
+ * (with a warning).
  *
  * Context: process; may sleep.
  */
@@ -446,6 +493,8 @@ void sroce_task_cleanup(struct sroce_task *t)
 	t->dead = true;
 	t->pending = false;
 	spin_unlock_irq(&t->lock);
+	/* No one arms it now; an expiry running meanwhile finds @dead. */
+	del_timer_sync(&t->delay);
 }
 
 /**

@@ -12,6 +12,7 @@
 
 #include <linux/interrupt.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -69,6 +70,7 @@ enum sroce_task_state {
  * @exec: where the function runs, fixed at sroce_task_init()
  * @yields: dispatches that ended with work left (budget used up)
  * @idle_wait: sroce_task_disable() waits here for the function to return
+ * @delay: a run asked for later (sroce_task_schedule_after())
  * @work: the dispatch in workqueue mode
  * @tasklet: the dispatch in tasklet mode
  * @fn: the work function
@@ -84,6 +86,7 @@ struct sroce_task {
 	enum sroce_task_exec exec;
 	unsigned long yields;
 	wait_queue_head_t idle_wait;
+	struct timer_list delay;
 	union {
 		struct work_struct work;
 		struct tasklet_struct tasklet;
@@ -106,6 +109,8 @@ void sroce_task_init_exec(struct sroce_task *t, const char *name,
 			  int (*fn)(void *arg), void *arg,
 			  enum sroce_task_exec exec);
 void sroce_task_schedule(struct sroce_task *t);
+void sroce_task_schedule_after(struct sroce_task *t, unsigned long ticks);
+bool sroce_task_delayed(struct sroce_task *t);
 void sroce_task_run(struct sroce_task *t);
 void sroce_task_disable(struct sroce_task *t);
 void sroce_task_enable(struct sroce_task *t);

@@ -763,7 +763,7 @@ static const char *const pkt_counter_names[] = {
 	"icrc_err", "malformed_pkts", "cnp_rcvd", "pkey_violations",
 	"qkey_violations", "dropped_no_qp", "dropped_qp_state",
 	"dropped_addr", "dropped_nomem", "sent_bytes", "rcvd_bytes",
-	"send_seq_err",
+	"send_seq_err", "read_resp_abandoned",
 };
 
 static struct sroce_dev *pkt_fake_dev(struct kunit *test)
