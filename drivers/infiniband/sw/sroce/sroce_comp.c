@@ -256,6 +256,9 @@ static bool sroce_comp_done(struct sroce_qp *qp,
 	comp->rd_valid = false;
 	if (!ctx->local)
 		comp->una_psn = sroce_psn_next(ctx->last_psn);
+	/* everything sent before the last retransmission is acknowledged */
+	if (!more || !sroce_psn_before(comp->una_psn, comp->recover_psn))
+		comp->recovering = false;
 	sroce_key_cache_flush(&comp->kc);
 	sroce_comp_progress(qp, p, more);
 	sroce_task_schedule(&qp->req.task);

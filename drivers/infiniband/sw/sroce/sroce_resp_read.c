@@ -155,8 +155,9 @@ void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
 		sroce_mr_put(mr);
 	if (err) {
 		resp->serving = NULL;
-		sroce_resp_send_ack(qp, p, SROCE_AETH_NAK, SROCE_NAK_REM_ACCESS_ERR,
-			       sroce_psn_add(res->first_psn, res->next));
+		sroce_resp_send_ack(qp, p, SROCE_AETH_NAK,
+				    SROCE_NAK_REM_ACCESS_ERR,
+				    sroce_psn_add(res->first_psn, res->next));
 		sroce_qp_error(qp);
 		return;
 	}
@@ -234,9 +235,8 @@ sroce_resp_read(struct sroce_qp *qp, const struct sroce_qp_params *p,
  *
  * Context: the responder's task.
  */
-void sroce_resp_dup_read(struct sroce_qp *qp,
-				const struct sroce_qp_params *p,
-				struct sk_buff *skb, const struct sroce_pkt *pkt)
+void sroce_resp_dup_read(struct sroce_qp *qp, const struct sroce_qp_params *p,
+			 struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
 	struct sroce_reth *reth = sroce_pkt_reth(skb, pkt);
 	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
