@@ -3,7 +3,9 @@
  * KUnit tests for the pure rules of the RC requester and completer:
  * packetisation of a message, AckReq placement, the 24-bit PSN
  * arithmetic of ACK coverage and resume points, the local ACK timeout,
- * the RNR NAK timer table and the implied-NAK rule.
+ * the RNR NAK timer table and the implied-NAK rule; and, on a bare QP,
+ * how often the completer retries on implied NAKs while a retransmission
+ * recovers.
  *
  * Expectations are written from IBA vol 1: opcode values from table 35
  * (RC opcodes), the timeout formula of 9.7.6.1.3, the RNR timer field of
@@ -14,10 +16,15 @@
  */
 
 #include <kunit/test.h>
+#include <linux/skbuff.h>
 
+#include "test_util.h"
 #include "../sroce_comp.h"
+#include "../sroce_pkt.h"
 #include "../sroce_psn.h"
+#include "../sroce_qp.h"
 #include "../sroce_req.h"
+#include "../sroce_stats.h"
 
 /* IBA table 35: RC opcodes (transport 000b). */
 enum {
@@ -27,6 +34,7 @@ enum {
 	OP_WRITE_LAST_IMM = 0x09, OP_WRITE_ONLY = 0x0a,
 	OP_WRITE_ONLY_IMM = 0x0b, OP_READ_REQ = 0x0c, OP_CMP_SWAP = 0x13,
 	OP_FETCH_ADD = 0x14, OP_SEND_LAST_INV = 0x16, OP_SEND_ONLY_INV = 0x17,
+	OP_READ_RSP_ONLY = 0x10,
 };
 
 /* ---- packetisation ---------------------------------------------------- */
@@ -416,6 +424,145 @@ static void judge_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_comp_judge(&e, t->kind, t->psn), t->verdict);
 }
 
+/* ---- implied NAKs while a retransmission recovers ------------------------- */
+
+#define RECOVER_SQ_PSN	100
+
+enum recover_op {
+	RECOVER_POST,		/* the requester sends a new 0-byte READ */
+	RECOVER_RESPOND,	/* the READ response of a PSN arrives */
+};
+
+/**
+ * struct recover_step - one event, and the completer's state after it
+ * @what: description
+ * @op: what happens
+ * @psn: the PSN posted (must be the next one) or answered
+ * @retries: completer_retry_err so far
+ * @rewind: this step asked the requester to go back ...
+ * @rewind_psn: ... to this PSN
+ * @done: READs completed so far
+ */
+struct recover_step {
+	const char *what;
+	enum recover_op op;
+	u32 psn;
+	u64 retries;
+	bool rewind;
+	u32 rewind_psn;
+	u32 done;
+};
+
+/*
+ * 0-byte READs use one PSN each, so a response past a gap is simply the
+ * response of a later READ (IBA 9.7.5.1.4: an implied NAK). After the
+ * retry at step 3 the requester had sent up to 101 (recover PSN 102):
+ * gaps seen before the oldest unanswered PSN reaches 102 are taken for
+ * reordering or copies from before the go-back, and do not retry again.
+ */
+static const struct recover_step recover_steps[] = {
+	{ "READ A at 100", RECOVER_POST, 100, 0, false, 0, 0 },
+	{ "READ B at 101", RECOVER_POST, 101, 0, false, 0, 0 },
+	{ "B answered, A's response lost: retry from 100", RECOVER_RESPOND,
+	  101, 1, true, 100, 0 },
+	{ "B answered again, no progress: no second retry", RECOVER_RESPOND,
+	  101, 1, false, 0, 0 },
+	{ "A answered: A done", RECOVER_RESPOND, 100, 1, false, 0, 1 },
+	{ "READ C at 102", RECOVER_POST, 102, 1, false, 0, 1 },
+	{ "C answered, B's missing, oldest 101 < 102: no retry",
+	  RECOVER_RESPOND, 102, 1, false, 0, 1 },
+	{ "and again: still no retry", RECOVER_RESPOND, 102, 1, false, 0, 1 },
+	{ "B answered: B done, oldest reaches 102", RECOVER_RESPOND, 101, 1,
+	  false, 0, 2 },
+	{ "READ D at 103", RECOVER_POST, 103, 1, false, 0, 2 },
+	{ "D answered, C's missing, oldest at 102: retry from 102",
+	  RECOVER_RESPOND, 103, 2, true, 102, 2 },
+	{ "C answered: C done", RECOVER_RESPOND, 102, 2, false, 0, 3 },
+	{ "D answered: D done", RECOVER_RESPOND, 103, 2, false, 0, 4 },
+};
+
+/* The requester starts a 0-byte, unsignaled READ at @psn. */
+static void recover_post(struct kunit *test, struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send_ctx *ctx;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, psn, qp->req.psn);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	ctx = &qp->req.ctx[qp->sq.queue.prod];
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->wqe.opcode = IB_WR_RDMA_READ;
+	ctx->first_psn = psn;
+	ctx->last_psn = psn;
+	ctx->mtu = 1024;
+	qp->sq.queue.prod = sroce_ring_next(qp->sq.queue.prod,
+					    qp->sq.queue.index_mask);
+	qp->sq.head = qp->sq.queue.prod;
+	qp->req.rd_atomic++;
+	qp->req.psn = sroce_psn_next(psn);
+	WRITE_ONCE(qp->req.sent_psn, qp->req.psn);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/* An empty READ RESPONSE ONLY of @psn reaches the completer. */
+static void recover_respond(struct kunit *test, struct sroce_qp *qp, u32 psn)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+	struct sroce_pkt *pkt;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	pkt = sroce_skb_pkt(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = OP_READ_RSP_ONLY;
+	pkt->psn = psn;
+	skb_queue_tail(&qp->comp.rxq, skb);
+	/* Idle, enabled: it runs here until the queue is empty. */
+	sroce_task_run(&qp->comp.task);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&qp->comp.rxq), 0);
+}
+
+static void comp_recover_test(struct kunit *test)
+{
+	const struct recover_step *s;
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+	bool rewind;
+	u32 i;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 7);
+
+	for (i = 0; i < ARRAY_SIZE(recover_steps); i++) {
+		s = &recover_steps[i];
+		if (s->op == RECOVER_POST)
+			recover_post(test, qp, s->psn);
+		else
+			recover_respond(test, qp, s->psn);
+		/* The requester takes the rewind, as its task would. */
+		rewind = test_and_clear_bit(SROCE_REQ_REWIND, &qp->req.flags);
+		KUNIT_EXPECT_EQ_MSG(test, rewind, s->rewind, "step %u: %s", i,
+				    s->what);
+		if (rewind && s->rewind)
+			KUNIT_EXPECT_EQ_MSG(test, qp->req.rewind_psn,
+					    s->rewind_psn, "step %u: %s", i,
+					    s->what);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_stats_read(t.sdev,
+						     SROCE_CNT_COMPLETER_RETRY),
+				    s->retries, "step %u: %s", i, s->what);
+		KUNIT_EXPECT_EQ_MSG(test, qp->sq.queue.cons,
+				    s->done & qp->sq.queue.index_mask,
+				    "step %u: %s", i, s->what);
+	}
+	/* Everything answered; nothing failed or ran out of retries. */
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, qp->sq.queue.prod);
+	KUNIT_EXPECT_EQ(test, qp->req.rd_atomic, 0);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_RETRY_EXCEEDED),
+			0);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_left, 7);
+}
+
 static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(pkt_test, pkt_gen_params),
 	KUNIT_CASE_PARAM(read_resume_test, read_resume_gen_params),
@@ -424,6 +571,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(timeout_test, timeout_gen_params),
 	KUNIT_CASE(rnr_table_test),
 	KUNIT_CASE_PARAM(judge_test, judge_gen_params),
+	KUNIT_CASE(comp_recover_test),
 	{}
 };
 

@@ -3,18 +3,34 @@
  * KUnit tests for the RC responder's pure rules (sroce_resp_res.c): PSN
  * classification against the ePSN, READ response geometry and restart
  * offsets, admission of READ/atomic requests against max_dest_rd_atomic
- * and the retirement of responder resources.
+ * and the retirement of responder resources; and the responder's side of
+ * go-back-N on a duplicate READ (sroce_resp_read.c): which queued
+ * requests are marked, which READs in front of a duplicate lose their
+ * response, and which response in progress stops.
  *
  * Expectations come from IBA vol 1 9.7.5.1 (the 2^23 duplicate window
  * before the ePSN, the 2^23 - 1 PSNs after it out of sequence), 9.7.5.1.3
  * (a duplicate READ restarts its response at its own PSN, every packet
  * but the last one MTU long) and from the retirement rule written down
- * at the top of sroce_resp_res.c.
+ * at the top of sroce_resp_res.c. The go-back cases follow 9.7.5.1.3 (the
+ * requester resends every request from the one whose response it lost,
+ * so a duplicate READ request means what was asked for after it will be
+ * asked for again) and the rule at the top of sroce_resp_read.c.
+ *
+ * Copyright (c) 2026 The sroce authors
  */
 
 #include <kunit/test.h>
+#include <linux/skbuff.h>
 
+#include "test_util.h"
+#include "../sroce_pkt.h"
+#include "../sroce_psn.h"
+#include "../sroce_qp.h"
+#include "../sroce_resp.h"
+#include "../sroce_resp_read.h"
 #include "../sroce_resp_res.h"
+#include "../sroce_stats.h"
 
 struct resp_class_case {
 	const char *name;
@@ -318,6 +334,350 @@ static void resp_sequence_test(struct kunit *test)
 	sroce_resp_res_free(&ring);
 }
 
+/* ---- going back on a duplicate READ (sroce_resp_read.c) ----------------- */
+
+/* IBA table 35: RC request opcodes (transport 000b). */
+enum {
+	OP_SEND_ONLY = 0x04,
+	OP_WRITE_ONLY = 0x0a,
+	OP_READ = 0x0c,
+	OP_CMP_SWAP = 0x13,
+};
+
+#define DUP	SROCE_RESP_MARK_DUP_READ
+#define NOSRV	SROCE_RESP_MARK_NO_SERVE
+#define GO_MAX	6	/* requests queued by one case */
+
+/* A request packet: the parsed header the receive path leaves in cb. */
+struct go_req {
+	u8 opcode;
+	u32 psn;
+	u8 mark;	/* expected after queueing, or before and after rewind */
+	u8 after;	/* expected after rewind */
+};
+
+static struct sroce_qp *go_qp(struct kunit *test, u32 epsn)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_resp_qp(test, &t, RESP_RING_SIZE);
+	qp->resp.psn = epsn;
+	return qp;
+}
+
+static u64 go_abandoned(struct sroce_qp *qp)
+{
+	return sroce_stats_read(to_sroce_dev(qp->ibqp.device),
+				SROCE_CNT_READ_ABANDONED);
+}
+
+/*
+ * A request skb as parsing leaves it, cb filled in; its mark starts as
+ * junk, which whoever queues it must overwrite.
+ */
+static struct sk_buff *go_skb(struct kunit *test, const struct go_req *r)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+	struct sroce_pkt *pkt;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	pkt = sroce_skb_pkt(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = r->opcode;
+	pkt->psn = r->psn;
+	pkt->mark = 0xff;
+	return skb;
+}
+
+/* Queue @r as sroce_resp_queue() does, marking it. */
+static void go_queue(struct kunit *test, struct sroce_qp *qp,
+		     const struct go_req *r)
+{
+	struct sk_buff *skb = go_skb(test, r);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->resp.rxq.lock, flags);
+	sroce_resp_mark_queued(&qp->resp, sroce_skb_pkt(skb));
+	__skb_queue_tail(&qp->resp.rxq, skb);
+	spin_unlock_irqrestore(&qp->resp.rxq.lock, flags);
+}
+
+/* Queue @r with the mark it is given, as if marked earlier. */
+static void go_queue_marked(struct kunit *test, struct sroce_qp *qp,
+			    const struct go_req *r)
+{
+	struct sk_buff *skb = go_skb(test, r);
+
+	sroce_skb_pkt(skb)->mark = r->mark;
+	skb_queue_tail(&qp->resp.rxq, skb);
+}
+
+/* The queue holds @n requests, in order, with the marks @want says. */
+static void go_expect_queue(struct kunit *test, struct sroce_qp *qp,
+			    const struct go_req *reqs, u32 n, bool after)
+{
+	struct sk_buff *skb;
+	struct sroce_pkt *pkt;
+	u32 i = 0;
+
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&qp->resp.rxq), n);
+	skb_queue_walk(&qp->resp.rxq, skb) {
+		if (i >= n)
+			break;
+		pkt = sroce_skb_pkt(skb);
+		KUNIT_EXPECT_EQ_MSG(test, pkt->psn, reqs[i].psn, "request %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, pkt->mark,
+				    after ? reqs[i].after : reqs[i].mark,
+				    "request %u, PSN %#x", i, reqs[i].psn);
+		i++;
+	}
+}
+
+/**
+ * struct go_mark_case - requests queued against an ePSN
+ * @name: description
+ * @epsn: the responder's ePSN while they are queued
+ * @prior: a duplicate READ was noted already, at @prior_psn
+ * @prior_psn: its PSN
+ * @n: requests
+ * @req: the requests, in arrival order, and the mark each must get
+ * @rewind: the responder is asked to go back
+ * @rewind_psn: to this PSN: the earliest duplicate's
+ */
+struct go_mark_case {
+	const char *name;
+	u32 epsn;
+	bool prior;
+	u32 prior_psn;
+	u32 n;
+	struct go_req req[GO_MAX];
+	bool rewind;
+	u32 rewind_psn;
+};
+
+static const struct go_mark_case go_mark_cases[] = {
+	{ "READ one before the ePSN: duplicate", 200, false, 0,
+	  1, { { OP_READ, 199, DUP } }, true, 199 },
+	{ "READ at the ePSN: new", 200, false, 0,
+	  1, { { OP_READ, 200, 0 } }, false, 0 },
+	{ "READ after the ePSN: not a duplicate", 200, false, 0,
+	  1, { { OP_READ, 205, 0 } }, false, 0 },
+	{ "SEND before the ePSN: not a READ", 200, false, 0,
+	  1, { { OP_SEND_ONLY, 199, 0 } }, false, 0 },
+	{ "WRITE before the ePSN: not a READ", 200, false, 0,
+	  1, { { OP_WRITE_ONLY, 150, 0 } }, false, 0 },
+	{ "atomic before the ePSN: not a READ", 200, false, 0,
+	  1, { { OP_CMP_SWAP, 199, 0 } }, false, 0 },
+	{ "several: the earliest PSN, arriving second", 200, false, 0,
+	  3, { { OP_READ, 190, DUP }, { OP_READ, 180, DUP }, { OP_READ, 185, DUP } },
+	  true, 180 },
+	{ "several: the earliest PSN, arriving first", 200, false, 0,
+	  2, { { OP_READ, 180, DUP }, { OP_READ, 190, DUP } }, true, 180 },
+	{ "mixed: only the READ duplicates", 200, false, 0,
+	  5, { { OP_SEND_ONLY, 199, 0 }, { OP_READ, 195, DUP }, { OP_READ, 200, 0 },
+	       { OP_WRITE_ONLY, 201, 0 }, { OP_READ, 198, DUP } }, true, 195 },
+	{ "an earlier one noted already stays", 200, true, 150,
+	  1, { { OP_READ, 160, DUP } }, true, 150 },
+	{ "a later one noted already gives way", 200, true, 170,
+	  1, { { OP_READ, 160, DUP } }, true, 160 },
+	{ "across the wrap: 0xfffffe before 0x000001", 0x000002, false, 0,
+	  2, { { OP_READ, 0x000001, DUP }, { OP_READ, 0xfffffe, DUP } },
+	  true, 0xfffffe },
+	{ "ePSN - 2^23: still a duplicate", 0x800000, false, 0,
+	  1, { { OP_READ, 0x000000, DUP } }, true, 0x000000 },
+	{ "ePSN - 2^23 - 1: ahead, not a duplicate", 0x800000, false, 0,
+	  1, { { OP_READ, 0xffffff, 0 } }, false, 0 },
+};
+
+static void go_mark_desc(const struct go_mark_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(go_mark, go_mark_cases, go_mark_desc);
+
+static void resp_mark_queued_test(struct kunit *test)
+{
+	const struct go_mark_case *t = test->param_value;
+	struct sroce_qp *qp = go_qp(test, t->epsn);
+	u32 i;
+
+	qp->resp.rewind = t->prior;
+	qp->resp.rewind_psn = t->prior_psn;
+	for (i = 0; i < t->n; i++)
+		go_queue(test, qp, &t->req[i]);
+	go_expect_queue(test, qp, t->req, t->n, false);
+	KUNIT_EXPECT_EQ(test, qp->resp.rewind, t->rewind);
+	if (t->rewind)
+		KUNIT_EXPECT_EQ(test, qp->resp.rewind_psn, t->rewind_psn);
+	/* Queueing does not touch the ePSN or count anything. */
+	KUNIT_EXPECT_EQ(test, qp->resp.psn, t->epsn);
+	KUNIT_EXPECT_EQ(test, go_abandoned(qp), 0);
+}
+
+/* A READ the responder holds a resource for. */
+struct go_res {
+	u32 first_psn;
+	u32 npkts;
+};
+
+/**
+ * struct go_rewind_case - the responder acts on a queued duplicate READ
+ * @name: description
+ * @nres: resources held, oldest first
+ * @res: their READs
+ * @serving: index in @res of the response going out, or -1
+ * @next: its next response packet (first_psn + @next goes out next)
+ * @rewind: a duplicate was queued since the responder last looked
+ * @rewind_psn: the earliest PSN it asked for
+ * @n: requests queued, in order, their marks before and after
+ * @req: the requests
+ * @abandoned: the response in progress stops (read_resp_abandoned + 1)
+ */
+struct go_rewind_case {
+	const char *name;
+	u32 nres;
+	struct go_res res[3];
+	int serving;
+	u32 next;
+	bool rewind;
+	u32 rewind_psn;
+	u32 n;
+	struct go_req req[GO_MAX];
+	bool abandoned;
+};
+
+/* Mostly: READs at 100..103, 104..107 and 108..111 are held (A, B, C). */
+static const struct go_rewind_case go_rewind_cases[] = {
+	{ "READs in front with later PSNs lose their response",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, -1, 0, true, 104,
+	  6, { { OP_READ, 112, 0, NOSRV }, { OP_WRITE_ONLY, 116, 0, 0 },
+	       { OP_READ, 117, 0, NOSRV }, { OP_READ, 104, DUP, DUP },
+	       { OP_READ, 108, DUP, DUP }, { OP_READ, 121, 0, 0 } }, false },
+	{ "earlier READs and non-READs in front are left",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, -1, 0, true, 106,
+	  5, { { OP_READ, 100, 0, 0 }, { OP_CMP_SWAP, 112, 0, 0 },
+	       { OP_READ, 113, 0, NOSRV }, { OP_SEND_ONLY, 114, 0, 0 },
+	       { OP_READ, 106, DUP, DUP } }, false },
+	{ "a later READ duplicate in front loses its response",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, -1, 0, true, 104,
+	  3, { { OP_READ, 108, DUP, DUP | NOSRV }, { OP_READ, 104, DUP, DUP },
+	       { OP_READ, 112, 0, 0 } }, false },
+	{ "resource gone: nothing is marked or stopped",
+	  1, { { 108, 4 } }, 0, 1, true, 104,
+	  3, { { OP_READ, 112, 0, 0 }, { OP_READ, 104, DUP, DUP },
+	       { OP_READ, 108, DUP, DUP } }, false },
+	{ "no duplicate queued: nothing",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, 2, 1, false, 104,
+	  2, { { OP_READ, 112, 0, 0 }, { OP_READ, 104, DUP, DUP } }, false },
+	{ "response past the duplicate's PSN stops",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, 2, 1, true, 104,
+	  1, { { OP_READ, 104, DUP, DUP } }, true },
+	{ "response at the duplicate's PSN stops",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, 1, 2, true, 106,
+	  1, { { OP_READ, 106, DUP, DUP } }, true },
+	{ "response before the duplicate's PSN goes on",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, 0, 3, true, 104,
+	  2, { { OP_READ, 112, 0, NOSRV }, { OP_READ, 104, DUP, DUP } }, false },
+	{ "duplicate further into the READ served: goes on",
+	  3, { { 100, 4 }, { 104, 4 }, { 108, 4 } }, 1, 1, true, 106,
+	  1, { { OP_READ, 106, DUP, DUP } }, false },
+	{ "across the wrap",
+	  2, { { 0xfffffc, 4 }, { 0x000000, 4 } }, 1, 1, true, 0xfffffe,
+	  3, { { OP_READ, 0x000004, 0, NOSRV }, { OP_READ, 0xfffff0, 0, 0 },
+	       { OP_READ, 0xfffffe, DUP, DUP } }, true },
+};
+
+static void go_rewind_desc(const struct go_rewind_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(go_rewind, go_rewind_cases, go_rewind_desc);
+
+static void resp_rewind_test(struct kunit *test)
+{
+	const struct go_rewind_case *t = test->param_value;
+	struct sroce_qp *qp = go_qp(test, 112);
+	struct sroce_resp_res *res, *serving = NULL;
+	u32 i;
+
+	for (i = 0; i < t->nres; i++) {
+		res = sroce_resp_res_admit(&qp->resp.res, RESP_RING_SIZE, 0);
+		KUNIT_ASSERT_NOT_NULL(test, res);
+		res->first_psn = t->res[i].first_psn;
+		res->npkts = t->res[i].npkts;
+		res->opcode = OP_READ;
+		if (t->serving == i) {
+			res->start = 0;
+			res->next = t->next;
+			serving = res;
+		}
+	}
+	qp->resp.serving = serving;
+	qp->resp.rewind = t->rewind;
+	qp->resp.rewind_psn = t->rewind_psn;
+	for (i = 0; i < t->n; i++)
+		go_queue_marked(test, qp, &t->req[i]);
+
+	sroce_resp_rewind(qp);
+	go_expect_queue(test, qp, t->req, t->n, true);
+	KUNIT_EXPECT_FALSE(test, qp->resp.rewind);
+	KUNIT_EXPECT_PTR_EQ(test, qp->resp.serving,
+			    t->abandoned ? NULL : serving);
+	KUNIT_EXPECT_EQ(test, go_abandoned(qp), t->abandoned ? 1 : 0);
+	/* What stopped keeps its place, for the duplicate to serve again. */
+	if (serving)
+		KUNIT_EXPECT_EQ(test, serving->next, t->next);
+	KUNIT_EXPECT_EQ(test, qp->resp.res.count, t->nres);
+
+	/* Nothing new was queued: a second look changes nothing. */
+	sroce_resp_rewind(qp);
+	go_expect_queue(test, qp, t->req, t->n, true);
+	KUNIT_EXPECT_EQ(test, go_abandoned(qp), t->abandoned ? 1 : 0);
+}
+
+/*
+ * The whole path: while READ 108's response goes out, the requester
+ * resends from 104. The READs it sent after 104 that were already
+ * queued lose their response; the response at 109 stops; the copies
+ * that follow are left for the responder to serve in turn.
+ */
+static void resp_go_back_test(struct kunit *test)
+{
+	static const struct go_req reqs[] = {
+		{ OP_READ, 112, 0, NOSRV }, { OP_READ, 116, 0, NOSRV },
+		{ OP_READ, 104, DUP, DUP }, { OP_READ, 108, DUP, DUP },
+		{ OP_READ, 112, 0, 0 },
+	};
+	struct sroce_qp *qp = go_qp(test, 112);
+	struct sroce_resp_res *res;
+	u32 i;
+
+	for (i = 0; i < 3; i++) {
+		res = sroce_resp_res_admit(&qp->resp.res, RESP_RING_SIZE, 0);
+		KUNIT_ASSERT_NOT_NULL(test, res);
+		res->first_psn = 100 + 4 * i;
+		res->npkts = 4;
+		res->opcode = OP_READ;
+	}
+	res->next = 1;
+	qp->resp.serving = res;
+	for (i = 0; i < ARRAY_SIZE(reqs); i++)
+		go_queue(test, qp, &reqs[i]);
+	go_expect_queue(test, qp, reqs, ARRAY_SIZE(reqs), false);
+	KUNIT_EXPECT_TRUE(test, qp->resp.rewind);
+	KUNIT_EXPECT_EQ(test, qp->resp.rewind_psn, 104);
+
+	sroce_resp_rewind(qp);
+	go_expect_queue(test, qp, reqs, ARRAY_SIZE(reqs), true);
+	KUNIT_EXPECT_NULL(test, qp->resp.serving);
+	KUNIT_EXPECT_EQ(test, go_abandoned(qp), 1);
+}
+
 static struct kunit_case sroce_resp_test_cases[] = {
 	KUNIT_CASE_PARAM(resp_class_test, resp_class_gen_params),
 	KUNIT_CASE_PARAM(resp_read_test, resp_read_gen_params),
@@ -325,6 +685,9 @@ static struct kunit_case sroce_resp_test_cases[] = {
 	KUNIT_CASE(resp_find_test),
 	KUNIT_CASE_PARAM(resp_stale_test, resp_stale_gen_params),
 	KUNIT_CASE(resp_sequence_test),
+	KUNIT_CASE_PARAM(resp_mark_queued_test, go_mark_gen_params),
+	KUNIT_CASE_PARAM(resp_rewind_test, go_rewind_gen_params),
+	KUNIT_CASE(resp_go_back_test),
 	{}
 };
 

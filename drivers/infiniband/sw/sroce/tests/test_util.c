@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared KUnit fixtures: a fake, unregistered sroce device with two PDs.
+ * Shared KUnit fixtures: a fake, unregistered sroce device with two PDs,
+ * its counters, and bare RC QPs on it for the responder's go-back rules
+ * and the completer's retry rules.
  *
  * Copyright (c) 2026 The sroce authors
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/resource.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+
 #include "test_util.h"
 #include "../sroce_dev.h"
+#include "../sroce_comp.h"
+#include "../sroce_qp.h"
+#include "../sroce_queue.h"
+#include "../sroce_req.h"
+#include "../sroce_resp.h"
+#include "../sroce_resp_res.h"
+#include "../sroce_stats.h"
+#include "../sroce_task.h"
 
 /**
  * sroce_test_dev_init() - set up a fake device and two PDs on it
@@ -48,4 +62,202 @@ void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t)
 	KUNIT_EXPECT_TRUE(test, xa_empty(&t->sdev->keys));
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->sdev->res.mr), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->sdev->res.mw), 0);
+}
+
+static int sroce_test_stats_init(struct kunit_resource *res, void *context)
+{
+	struct sroce_dev *sdev = context;
+
+	res->data = sdev;
+	return sroce_stats_init(sdev);
+}
+
+static void sroce_test_stats_free(struct kunit_resource *res)
+{
+	sroce_stats_cleanup(res->data);
+}
+
+/**
+ * sroce_test_dev_init_stats() - give the fixture's device its counters
+ * @test: the running test; the counters are freed with it
+ * @t: a fixture set up by sroce_test_dev_init()
+ *
+ * For code that counts events (sroce_stats_inc()); every counter starts
+ * at zero.
+ *
+ * Context: process context; asserts (ends the test) on allocation failure.
+ */
+void sroce_test_dev_init_stats(struct kunit *test, struct sroce_test_dev *t)
+{
+	KUNIT_ASSERT_NOT_NULL(test,
+			      kunit_alloc_resource(test, sroce_test_stats_init,
+						   sroce_test_stats_free,
+						   GFP_KERNEL, t->sdev));
+}
+
+struct sroce_test_qp_ctx {
+	struct sroce_test_dev *t;
+	u32 nres;
+};
+
+static int sroce_test_qp_init(struct kunit_resource *res, void *context)
+{
+	const struct sroce_test_qp_ctx *ctx = context;
+	struct sroce_qp *qp;
+	int err;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return -ENOMEM;
+	qp->ibqp.device = &ctx->t->sdev->ibdev;
+	qp->ibqp.pd = ctx->t->pd;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	skb_queue_head_init(&qp->resp.rxq);
+	err = sroce_resp_res_init(&qp->resp.res, ctx->nres, GFP_KERNEL);
+	if (err) {
+		kfree(qp);
+		return err;
+	}
+	res->data = qp;
+	return 0;
+}
+
+static void sroce_test_qp_free(struct kunit_resource *res)
+{
+	struct sroce_qp *qp = res->data;
+
+	skb_queue_purge(&qp->resp.rxq);
+	sroce_resp_res_free(&qp->resp.res);
+	kfree(qp);
+}
+
+/**
+ * sroce_test_resp_qp() - a bare RC QP for the responder's queue rules
+ * @test: the running test; the QP, its queued skbs and its resources
+ *	are freed with it
+ * @t: the fixture whose device and PD the QP is on
+ * @nres: room for this many responder resources
+ *
+ * Only the responder's request queue and resource ring are set up, and
+ * the device and PD pointers: enough for the code that marks queued
+ * requests and goes back on a duplicate READ. There are no tasks,
+ * timers, queues or CQs: nothing that would run an engine.
+ *
+ * Context: process context; asserts (ends the test) on allocation failure.
+ * Return: the zeroed QP, ePSN 0.
+ */
+struct sroce_qp *sroce_test_resp_qp(struct kunit *test,
+				    struct sroce_test_dev *t, u32 nres)
+{
+	struct sroce_test_qp_ctx ctx = { .t = t, .nres = nres };
+	struct sroce_qp *qp;
+
+	qp = kunit_alloc_resource(test, sroce_test_qp_init, sroce_test_qp_free,
+				  GFP_KERNEL, &ctx);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	return qp;
+}
+
+struct sroce_test_comp_ctx {
+	struct sroce_test_dev *t;
+	u32 nwqe;
+	u32 sq_psn;
+	u8 retry_cnt;
+};
+
+/* The requester of a test QP: nothing to send. */
+static int sroce_test_req_idle(void *arg)
+{
+	return 0;
+}
+
+static int sroce_test_comp_init(struct kunit_resource *res, void *context)
+{
+	const struct sroce_test_comp_ctx *ctx = context;
+	struct sroce_qp *qp;
+	int err;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return -ENOMEM;
+	qp->ibqp.device = &ctx->t->sdev->ibdev;
+	qp->ibqp.pd = ctx->t->pd;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq.lock);
+	err = sroce_queue_init(&qp->sq.queue, SROCE_QUEUE_KERNEL, ctx->nwqe,
+			       sizeof(struct rxe_send_wqe));
+	if (err)
+		goto err_free_qp;
+	qp->req.ctx = kcalloc(qp->sq.queue.index_mask + 1,
+			      sizeof(*qp->req.ctx), GFP_KERNEL);
+	if (!qp->req.ctx) {
+		err = -ENOMEM;
+		goto err_cleanup_queue;
+	}
+	qp->p.state = IB_QPS_RTS;
+	qp->p.retry_cnt = ctx->retry_cnt;
+	qp->p.rnr_retry = 7;
+	qp->p.sq_psn = ctx->sq_psn;
+	qp->req.psn = ctx->sq_psn;
+	qp->req.sent_psn = ctx->sq_psn;
+	sroce_task_init_exec(&qp->req.task, "test-req", sroce_test_req_idle,
+			     qp, SROCE_TASK_WORKQUEUE);
+	sroce_comp_init(qp);
+	sroce_comp_start(qp, &qp->p);
+	res->data = qp;
+	return 0;
+
+err_cleanup_queue:
+	sroce_queue_cleanup(&qp->sq.queue);
+err_free_qp:
+	kfree(qp);
+	return err;
+}
+
+static void sroce_test_comp_free(struct kunit_resource *res)
+{
+	struct sroce_qp *qp = res->data;
+
+	sroce_task_disable(&qp->comp.task);
+	sroce_task_disable(&qp->req.task);
+	sroce_comp_stop(qp);
+	sroce_comp_cleanup(qp);
+	sroce_task_cleanup(&qp->req.task);
+	kfree(qp->req.ctx);
+	sroce_queue_cleanup(&qp->sq.queue);
+	kfree(qp);
+}
+
+/**
+ * sroce_test_comp_qp() - a bare RC QP in RTS for the completer
+ * @test: the running test; the QP is retired and freed with it
+ * @t: the fixture whose device (with counters) and PD the QP is on
+ * @nwqe: send queue slots at least
+ * @sq_psn: the first PSN the requester uses
+ * @retry_cnt: the QP's retry count
+ *
+ * The completer is set up as modify_qp to RTS leaves it; the local ACK
+ * timeout is 0 (no timer). The requester's task runs a function that
+ * does nothing: a test starts WQEs by filling &sroce_req.ctx and moving
+ * the SQ's producer and head itself, and sees the rewinds the completer
+ * asks for in &sroce_req.flags. There is no CQ: a test's WQEs must be
+ * unsignaled and must not fail.
+ *
+ * Context: process context; asserts (ends the test) on allocation failure.
+ * Return: the QP.
+ */
+struct sroce_qp *sroce_test_comp_qp(struct kunit *test,
+				    struct sroce_test_dev *t, u32 nwqe,
+				    u32 sq_psn, u8 retry_cnt)
+{
+	struct sroce_test_comp_ctx ctx = {
+		.t = t, .nwqe = nwqe, .sq_psn = sq_psn, .retry_cnt = retry_cnt,
+	};
+	struct sroce_qp *qp;
+
+	qp = kunit_alloc_resource(test, sroce_test_comp_init,
+				  sroce_test_comp_free, GFP_KERNEL, &ctx);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	return qp;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Shared KUnit fixtures: a fake, unregistered sroce device with two PDs.
+ * Shared KUnit fixtures: a fake, unregistered sroce device with two PDs,
+ * its counters, and bare RC QPs on it for the responder's go-back rules
+ * and the completer's retry rules.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -12,6 +14,7 @@
 #include <rdma/ib_verbs.h>
 
 struct sroce_dev;
+struct sroce_qp;
 
 /**
  * struct sroce_test_dev - a device for tests that never registers
@@ -29,5 +32,11 @@ struct sroce_test_dev {
 
 void sroce_test_dev_init(struct kunit *test, struct sroce_test_dev *t);
 void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t);
+void sroce_test_dev_init_stats(struct kunit *test, struct sroce_test_dev *t);
+struct sroce_qp *sroce_test_resp_qp(struct kunit *test,
+				    struct sroce_test_dev *t, u32 nres);
+struct sroce_qp *sroce_test_comp_qp(struct kunit *test,
+				    struct sroce_test_dev *t, u32 nwqe,
+				    u32 sq_psn, u8 retry_cnt);
 
 #endif /* SROCE_TEST_UTIL_H */
