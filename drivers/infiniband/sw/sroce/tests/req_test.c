@@ -563,6 +563,52 @@ static void comp_recover_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp->comp.retry_left, 7);
 }
 
+static void recover_expect(struct kunit *test, struct sroce_qp *qp,
+			   struct sroce_test_dev *t, u64 retries, bool rewind,
+			   u32 rewind_psn)
+{
+	bool asked = test_and_clear_bit(SROCE_REQ_REWIND, &qp->req.flags);
+
+	KUNIT_EXPECT_EQ(test, asked, rewind);
+	if (asked && rewind)
+		KUNIT_EXPECT_EQ(test, qp->req.rewind_psn, rewind_psn);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t->sdev,
+					       SROCE_CNT_COMPLETER_RETRY),
+			retries);
+}
+
+/*
+ * A recovery that ended long ago does not hold back a retry: 2^23 + 1
+ * PSNs later (32 GiB at MTU 4096), a PSN is "before" the old recover PSN
+ * again in 24-bit serial order.
+ */
+static void comp_recover_stale_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+	u32 x;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 7);
+
+	recover_post(test, qp, 100);
+	recover_post(test, qp, 101);
+	recover_respond(test, qp, 101);
+	recover_expect(test, qp, &t, 1, true, 100);
+	recover_respond(test, qp, 100);
+	recover_respond(test, qp, 101);
+	KUNIT_ASSERT_EQ(test, qp->sq.queue.cons, qp->sq.queue.prod);
+
+	/* Traffic of 2^23 + 1 PSNs, all acknowledged without a retry. */
+	qp->req.psn = sroce_psn_add(102, 0x800001);
+	x = qp->req.psn;
+	recover_post(test, qp, x);
+	recover_post(test, qp, sroce_psn_next(x));
+	recover_respond(test, qp, sroce_psn_next(x));
+	recover_expect(test, qp, &t, 2, true, x);
+}
+
 static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(pkt_test, pkt_gen_params),
 	KUNIT_CASE_PARAM(read_resume_test, read_resume_gen_params),
@@ -572,6 +618,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE(rnr_table_test),
 	KUNIT_CASE_PARAM(judge_test, judge_gen_params),
 	KUNIT_CASE(comp_recover_test),
+	KUNIT_CASE(comp_recover_stale_test),
 	{}
 };
 
