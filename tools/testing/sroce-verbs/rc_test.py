@@ -19,7 +19,6 @@ Run it with Debian's /usr/bin/python3 (python3-pyverbs), as root.
 
 import argparse
 import errno
-import faulthandler
 import ipaddress
 import os
 import random
@@ -27,7 +26,6 @@ import re
 import struct
 import sys
 import time
-import traceback
 
 import pyverbs.enums as e
 from pyverbs.addr import AHAttr, GID, GlobalRoute
@@ -40,9 +38,9 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
 
 from verbs_lib import (EVENT_TIMEOUT, NO_EVENT_WAIT, PORT, QPS_NAMES,
-                       RC_ACCESS, Fail, Skip, check, expect_eq,
+                       RC_ACCESS, Fail, check, expect_eq,
                        ib_event_fds, modify, new_event_fd,
-                       readable, wait_state)
+                       readable, run_tap, wait_state)
 
 RC = e.IBV_QPT_RC
 LW = e.IBV_ACCESS_LOCAL_WRITE
@@ -1043,31 +1041,6 @@ def t_counters(t):
 
 # ------------------------------------------------------------------ main
 
-def outcome(func, *args):
-    try:
-        func(*args)
-    except Skip as err:
-        return f'SKIP: {err}'
-    except Fail as err:
-        return str(err)
-    except Exception as err:    # pylint: disable=broad-except
-        traceback.print_exc(file=sys.stdout)
-        return f'{type(err).__name__}: {err}'
-    return None
-
-
-def run_one(env, timeout, func):
-    """One test with its own contexts; a hang ends the process."""
-    faulthandler.dump_traceback_later(timeout, exit=True)
-    t = T(env)
-    why = outcome(func, t)
-    cleanup = outcome(t.close)
-    if cleanup and why is None:
-        why = f'cleanup: {cleanup}'
-    faulthandler.cancel_dump_traceback_later()
-    return why
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('dev0')
@@ -1098,26 +1071,7 @@ def main():
         print('# 0 passed, 1 failed')
         return 1
     print(f'# {env.dev0} {env.gid0} <-> {env.dev1} {env.gid1}', flush=True)
-    print(f'1..{len(tests)}', flush=True)
-    passed = failed = 0
-    start = time.monotonic()
-    for num, (name, timeout, func) in enumerate(tests, 1):
-        t0 = time.monotonic()
-        why = run_one(env, timeout, func)
-        took = f' ({time.monotonic() - t0:.1f}s)'
-        if why is None:
-            passed += 1
-            print(f'ok {num} - {name}{took}', flush=True)
-        elif why.startswith('SKIP: '):
-            passed += 1
-            print(f'ok {num} - {name} # SKIP {why[6:]}', flush=True)
-        else:
-            failed += 1
-            print(f'not ok {num} - {name}: {why}{took}', flush=True)
-    print(f'# {time.monotonic() - start:.0f}s')
-    print(f'# {passed} passed, {failed} failed', flush=True)
-    return 1 if failed else 0
-
+    return run_tap(lambda: T(env), tests)
 
 if __name__ == '__main__':
     sys.exit(main())

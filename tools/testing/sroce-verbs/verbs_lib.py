@@ -11,11 +11,14 @@ for the kernel's resource tracking.
 
 import ctypes
 import errno
+import faulthandler
 import json
 import os
 import select
 import subprocess
+import sys
 import time
+import traceback
 
 import pyverbs.enums as e
 from pyverbs.addr import AHAttr, GID, GlobalRoute
@@ -437,3 +440,67 @@ def wait_active_mtu(ctx, want, timeout=10.0):
         if got == want or time.monotonic() > deadline:
             return got
         time.sleep(0.05)
+
+
+# ------------------------------------------------------------------ runner
+
+def outcome(func, *args):
+    """None if func(*args) passed, else why not ('SKIP: ...' if skipped)."""
+    try:
+        func(*args)
+    except Skip as why:
+        return f'SKIP: {why}'
+    except Fail as why:
+        return str(why)
+    except PyverbsRDMAError as err:
+        return f'{errname(err.error_code)}: {err}'
+    except Exception as err:    # pylint: disable=broad-except
+        traceback.print_exc(file=sys.stdout)
+        return f'{type(err).__name__}: {err}'
+    return None
+
+
+def run_one(make, timeout, func):
+    """Runs func on the context make() builds, then closes that context.
+
+    A hang (in the kernel or in libibverbs) ends the process after timeout
+    seconds with a Python traceback: the scenario then fails.
+    """
+    faulthandler.dump_traceback_later(timeout, exit=True)
+    box = []
+    why = outcome(lambda: box.append(make()))
+    if why is None:
+        why = outcome(func, box[0])
+        cleanup = outcome(box[0].close)
+        if cleanup and (why is None or why.startswith('SKIP: ')):
+            why = f'cleanup: {cleanup}'
+    faulthandler.cancel_dump_traceback_later()
+    return why
+
+
+def run_tap(make, tests):
+    """Runs (name, timeout, func) tests as TAP; returns the exit status.
+
+    Each test gets a fresh context from make(). Ends with the
+    '# N passed, M failed' line the VM harness counts.
+    """
+    print(f'1..{len(tests)}', flush=True)
+    passed = failed = skipped = 0
+    start = time.monotonic()
+    for num, (name, timeout, func) in enumerate(tests, 1):
+        t0 = time.monotonic()
+        why = run_one(make, timeout, func)
+        took = f' ({time.monotonic() - t0:.1f}s)'
+        if why is None:
+            passed += 1
+            print(f'ok {num} - {name}{took}', flush=True)
+        elif why.startswith('SKIP: '):
+            skipped += 1
+            passed += 1
+            print(f'ok {num} - {name} # SKIP {why[6:]}', flush=True)
+        else:
+            failed += 1
+            print(f'not ok {num} - {name}: {why}{took}', flush=True)
+    print(f'# {skipped} skipped, {time.monotonic() - start:.0f}s')
+    print(f'# {passed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0

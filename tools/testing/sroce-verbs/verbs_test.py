@@ -18,17 +18,14 @@ Run it with Debian's /usr/bin/python3 (python3-pyverbs), as root.
 
 import argparse
 import errno
-import faulthandler
 import sys
 import time
-import traceback
 
 import pyverbs.enums as e
 from pyverbs.cq import CQ, CompChannel
 from pyverbs.device import Context
 from pyverbs.mr import MR, MW, MWBind, MWBindInfo
 from pyverbs.pd import PD
-from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QPAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.addr import AH
@@ -38,11 +35,11 @@ from verbs_lib import (
     EVENT_TIMEOUT, NO_EVENT_WAIT, PAGE_SIZE, PORT,
     PROT_READ, PROT_WRITE, QKEY, QP_ALL_ATTRS, QPS_NAMES, QPT_NAMES,
     RC_ACCESS, RQ_PSN, SQ_PSN, Fail, Mapping, Skip, ah_attr, as_int,
-    bring_up, check, create_qp, depth, errname, expect_completions,
+    bring_up, check, create_qp, depth, expect_completions,
     expect_eq, expect_errno, expect_error, expect_no_more, expect_state, fmt,
     ib_event_fds, init_attr, mine, modify, netdev_mtu, new_event_fd, poll_n,
     post_recvs, post_sends, readable, res_counts, restrack, rtr_attr,
-    rts_attr, set_mtu, wait_active_mtu, wait_state)
+    rts_attr, run_tap, set_mtu, wait_active_mtu, wait_state)
 
 EINVAL, ENOMEM, EFAULT, EBUSY = (errno.EINVAL, errno.ENOMEM, errno.EFAULT,
                                  errno.EBUSY)
@@ -985,41 +982,7 @@ def t_stress_mrs(t):
     expect_eq('restrack counts after dereg', res_counts(dev), base)
 
 
-# ------------------------------------------------------------------ runner
-
-def outcome(func, *args):
-    """None if func(*args) passed, else why not ('SKIP: ...' if skipped)."""
-    try:
-        func(*args)
-    except Skip as why:
-        return f'SKIP: {why}'
-    except Fail as why:
-        return str(why)
-    except PyverbsRDMAError as err:
-        return f'{errname(err.error_code)}: {err}'
-    except Exception as err:    # pylint: disable=broad-except
-        traceback.print_exc(file=sys.stdout)
-        return f'{type(err).__name__}: {err}'
-    return None
-
-
-def run_one(env, timeout, func):
-    """Runs one test in its own device context, then closes the context.
-
-    A hang (in the kernel or in libibverbs) ends the process after timeout
-    seconds with a Python traceback: the scenario then fails.
-    """
-    faulthandler.dump_traceback_later(timeout, exit=True)
-    box = []
-    why = outcome(lambda: box.append(T(env)))
-    if why is None:
-        why = outcome(func, box[0])
-        cleanup = outcome(box[0].close)
-        if cleanup and (why is None or why.startswith('SKIP: ')):
-            why = f'cleanup: {cleanup}'
-    faulthandler.cancel_dump_traceback_later()
-    return why
-
+# ------------------------------------------------------------------ main
 
 def resolve(args):
     env = Env()
@@ -1074,27 +1037,8 @@ def main():
         return 1
     print(f'# {env.dev} GID[{env.gid_index}] {env.own_gid} netdev '
           f'{env.netdev}, peer GID {env.peer_gid}', flush=True)
-    print(f'1..{len(tests)}', flush=True)
-    passed = failed = skipped = 0
-    start = time.monotonic()
-    for num, (name, _, timeout, func) in enumerate(tests, 1):
-        t0 = time.monotonic()
-        why = run_one(env, timeout, func)
-        took = f' ({time.monotonic() - t0:.1f}s)'
-        if why is None:
-            passed += 1
-            print(f'ok {num} - {name}{took}', flush=True)
-        elif why.startswith('SKIP: '):
-            skipped += 1
-            passed += 1
-            print(f'ok {num} - {name} # SKIP {why[6:]}', flush=True)
-        else:
-            failed += 1
-            print(f'not ok {num} - {name}: {why}{took}', flush=True)
-    print(f'# {skipped} skipped, {time.monotonic() - start:.0f}s')
-    print(f'# {passed} passed, {failed} failed', flush=True)
-    return 1 if failed else 0
-
+    return run_tap(lambda: T(env),
+                   [(name, timeout, func) for name, _, timeout, func in tests])
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -19,28 +19,9 @@ counter() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
 
-# pingpong SIZE ITERS MTU: one validated server/client run over IPv4
+# pingpong SIZE ITERS MTU: one validated run over IPv4, 200 s at most.
 pingpong() {
-	local size=$1 iters=$2 mtu=$3 port=$((18515 + RANDOM % 1000))
-	local cli srv spid g0 g1
-
-	g0=$(sroce_gid_index sroce0 10.0.0.1)
-	g1=$(sroce_gid_index sroce1 10.0.0.2)
-	sroce_log "rc_pingpong size $size iters $iters mtu $mtu under loss"
-	timeout 200 ibv_rc_pingpong -d sroce1 -g "$g1" -c -m "$mtu" -p "$port" \
-		-s "$size" -n "$iters" >"loss-srv-$size.txt" 2>&1 &
-	spid=$!
-	sleep 1
-	set +e
-	timeout 200 ibv_rc_pingpong -d sroce0 -g "$g0" -c -m "$mtu" -p "$port" \
-		-s "$size" -n "$iters" 10.0.0.2 >"loss-cli-$size.txt" 2>&1
-	cli=$?
-	wait "$spid"
-	srv=$?
-	set -e
-	cat "loss-srv-$size.txt" "loss-cli-$size.txt"
-	sroce_log "rc_pingpong $size under loss: server exit $srv, client exit $cli"
-	[ "$srv" = 0 ] && [ "$cli" = 0 ]
+	sroce_rc_pingpong "loss-$1" 200 "$1" "$2" "$3" 4
 }
 
 sroce_modprobe ib_core ib_uverbs sch_netem

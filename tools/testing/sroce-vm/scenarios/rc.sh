@@ -15,30 +15,9 @@ source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=rc
 
-# pingpong SIZE ITERS MTU FAMILY: one server/client run over the GIDs of
-# FAMILY (4 or 6); both sides must exit 0 (-c: the server checks the data).
+# pingpong SIZE ITERS MTU FAMILY: one validated run, 120 s at most.
 pingpong() {
-	local size=$1 iters=$2 mtu=$3 fam=$4 port=$((18515 + RANDOM % 1000))
-	local srv cli spid g0 g1 peer tag=$1-$3-v$4
-
-	if [ "$fam" = 6 ]; then peer=fd00::2; else peer=10.0.0.2; fi
-	g0=$(sroce_gid_index sroce0 "${peer%2}1")
-	g1=$(sroce_gid_index sroce1 "$peer")
-	sroce_log "rc_pingpong size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1)"
-	timeout 120 ibv_rc_pingpong -d sroce1 -g "$g1" -c -m "$mtu" -p "$port" \
-		-s "$size" -n "$iters" >"rc-srv-$tag.txt" 2>&1 &
-	spid=$!
-	sleep 1
-	set +e
-	timeout 120 ibv_rc_pingpong -d sroce0 -g "$g0" -c -m "$mtu" -p "$port" \
-		-s "$size" -n "$iters" 10.0.0.2 >"rc-cli-$tag.txt" 2>&1
-	cli=$?
-	wait "$spid"
-	srv=$?
-	set -e
-	cat "rc-srv-$tag.txt" "rc-cli-$tag.txt"
-	sroce_log "rc_pingpong $tag: server exit $srv, client exit $cli"
-	[ "$srv" = 0 ] && [ "$cli" = 0 ]
+	sroce_rc_pingpong "$1-$3-v$4" 120 "$1" "$2" "$3" "$4"
 }
 
 sroce_modprobe ib_core ib_uverbs
