@@ -144,8 +144,9 @@ check_vm() {
 
 # check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
 # run a suite (verbs, rcops and perftest: "ok N - name", "not ok N - name: why";
-# kverbs: "sroce-kverbs: ok name", "sroce-kverbs: FAIL name: why"), from
-# the results the guest left in the run directory.
+# integrity: "tag op=... result=PASS|FAIL"; kverbs: "sroce-kverbs: ok name",
+# "sroce-kverbs: FAIL name: why"), from the results the guest left in the
+# run directory.
 check_vm_suites() {
 	local kernel=$1 run file line suite
 
@@ -163,6 +164,15 @@ check_vm_suites() {
 			esac
 		done <"$file"
 	done
+	file=$run/$kernel/integrity/results/integrity-summary.txt
+	if [ -f "$file" ]; then
+		while read -r tag line; do
+			case $line in
+			*result=PASS*) pass "vm integrity [$kernel] $tag" ;;
+			*) fail "vm integrity [$kernel] $tag: $line" ;;
+			esac
+		done <"$file"
+	fi
 	file=$run/$kernel/kverbs/results/kverbs.txt
 	[ -f "$file" ] || return 0
 	while read -r line; do

@@ -228,7 +228,8 @@ static void sroce_comp_progress(struct sroce_qp *qp,
 /*
  * Complete the WQE at slot @idx, which must still be the oldest in
  * flight; its CQE is posted after the SQ lock is dropped. An error
- * status moves the QP to ERR. Returns false if it was flushed meanwhile.
+ * status moves the QP to ERR. Returns false if it was flushed meanwhile,
+ * or rewound and not yet sent again.
  */
 static bool sroce_comp_done(struct sroce_qp *qp,
 			    const struct sroce_qp_params *p, u32 idx,
@@ -245,6 +246,13 @@ static bool sroce_comp_done(struct sroce_qp *qp,
 	spin_lock_irqsave(&sq->lock, flags);
 	if (sq->queue.cons != idx || sq->head == idx) {
 		spin_unlock_irqrestore(&sq->lock, flags);
+		/*
+		 * Flushed, or rewound and not yet sent again: what was
+		 * scattered of its responses so far does not count, or a
+		 * READ/atomic whose last response came now would wait for
+		 * one past its last PSN for ever.
+		 */
+		comp->rd_valid = false;
 		return false;
 	}
 	if (!ctx->local && sroce_wr_is_rd_atomic(ctx->wqe.opcode))

@@ -609,6 +609,50 @@ static void comp_recover_stale_test(struct kunit *test)
 	recover_expect(test, qp, &t, 2, true, x);
 }
 
+/* The requester goes back: its SQ head to the oldest WQE, as a rewind. */
+static void recover_rewound(struct sroce_qp *qp, bool rewound)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->sq.head = rewound ? qp->sq.queue.cons : qp->sq.queue.prod;
+	if (rewound)
+		qp->req.rd_atomic--;
+	else
+		qp->req.rd_atomic++;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/*
+ * The last response of a READ arrives after the requester went back and
+ * before it sent the READ again: the WQE cannot complete yet, and the
+ * response of the resent READ must still complete it (it used to be
+ * taken for a stale copy, the completer then expecting the PSN after the
+ * READ, until retry_cnt ran out).
+ */
+static void comp_rewound_response_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 7);
+
+	recover_post(test, qp, 100);
+	recover_rewound(qp, true);
+	recover_respond(test, qp, 100);
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, 0);
+	KUNIT_EXPECT_FALSE(test, qp->comp.rd_valid);
+
+	recover_rewound(qp, false);
+	recover_respond(test, qp, 100);
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, 1);
+	KUNIT_EXPECT_EQ(test, qp->req.rd_atomic, 0);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_COMPLETER_RETRY),
+			0);
+}
+
 static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(pkt_test, pkt_gen_params),
 	KUNIT_CASE_PARAM(read_resume_test, read_resume_gen_params),
@@ -619,6 +663,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(judge_test, judge_gen_params),
 	KUNIT_CASE(comp_recover_test),
 	KUNIT_CASE(comp_recover_stale_test),
+	KUNIT_CASE(comp_rewound_response_test),
 	{}
 };
 
