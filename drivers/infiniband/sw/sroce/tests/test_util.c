@@ -100,18 +100,28 @@ struct sroce_test_qp_ctx {
 	u32 nres;
 };
 
+/* A zeroed RC QP on @t's device and PD, or NULL. */
+static struct sroce_qp *sroce_test_bare_qp(const struct sroce_test_dev *t)
+{
+	struct sroce_qp *qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+
+	if (!qp)
+		return NULL;
+	qp->ibqp.device = &t->sdev->ibdev;
+	qp->ibqp.pd = t->pd;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	return qp;
+}
+
 static int sroce_test_qp_init(struct kunit_resource *res, void *context)
 {
 	const struct sroce_test_qp_ctx *ctx = context;
 	struct sroce_qp *qp;
 	int err;
 
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = sroce_test_bare_qp(ctx->t);
 	if (!qp)
 		return -ENOMEM;
-	qp->ibqp.device = &ctx->t->sdev->ibdev;
-	qp->ibqp.pd = ctx->t->pd;
-	qp->ibqp.qp_type = IB_QPT_RC;
 	skb_queue_head_init(&qp->resp.rxq);
 	err = sroce_resp_res_init(&qp->resp.res, ctx->nres, GFP_KERNEL);
 	if (err) {
@@ -177,12 +187,9 @@ static int sroce_test_comp_init(struct kunit_resource *res, void *context)
 	struct sroce_qp *qp;
 	int err;
 
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = sroce_test_bare_qp(ctx->t);
 	if (!qp)
 		return -ENOMEM;
-	qp->ibqp.device = &ctx->t->sdev->ibdev;
-	qp->ibqp.pd = ctx->t->pd;
-	qp->ibqp.qp_type = IB_QPT_RC;
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	err = sroce_queue_init(&qp->sq.queue, SROCE_QUEUE_KERNEL, ctx->nwqe,
