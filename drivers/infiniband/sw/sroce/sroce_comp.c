@@ -758,10 +758,11 @@ void sroce_comp_kick(struct sroce_qp *qp)
  * sroce_comp_queue() - hand a response packet to the completer
  * @qp: the QP it is for (the caller holds a reference)
  * @skb: the parsed packet, skb->data at the BTH; consumed
+ * @run_now: run the completer here if it is idle (see sroce_rcv())
  *
- * Context: any.
+ * Context: any; with @run_now, softirq with interrupts enabled.
  */
-void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
+void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb, bool run_now)
 {
 	struct sroce_comp *comp = &qp->comp;
 	unsigned long flags;
@@ -774,6 +775,8 @@ void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	spin_unlock_irqrestore(&comp->rxq.lock, flags);
 	if (closed)
 		kfree_skb(skb);
+	else if (run_now)
+		sroce_task_run(&comp->task);
 	else
 		sroce_task_schedule(&comp->task);
 }

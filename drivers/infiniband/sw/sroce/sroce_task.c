@@ -76,14 +76,17 @@
  *
  * Choosing the mode. "sroce.exec=workqueue|tasklet" is read when a task
  * is initialised, so a change applies to QPs created afterwards and never
- * to a live task. The default is workqueue. `make bench` (to come with the
- * RC data path) will run its matrix (1 and 16 RC QPs; 64 B and 64 KiB
- * SEND, RDMA WRITE and READ; loopback and a veth pair) once per mode, and
- * record messages per second, p50/p99 latency and the CPU time spent in
- * softirq and in workers. The default would become tasklet only if it wins
- * throughput or p99 latency by more than 10% on most of the matrix
- * without making the 16-QP case less fair; otherwise workqueue stays, as
- * tasklets are on their way out of the kernel.
+ * to a live task. In both modes a packet from the wire runs its engine in
+ * the receive softirq when the engine is idle, and a user's post_send
+ * runs the requester in the system call (sroce_task_run()); the mode
+ * decides where the rest runs. The default would become tasklet only if
+ * `make bench` (perftest write/send/read bandwidth at 4 KiB and 64 KiB,
+ * send/write/read latency at 2 B, one RC QP on a veth pair) showed it
+ * winning by more than 10% on most of the matrix; otherwise workqueue
+ * stays, as tasklets are on their way out of the kernel. Measured (README,
+ * 2 vCPUs under TCG): tasklet wins two to three of the nine cells (the
+ * 2-byte latencies), workqueue wins three to four; workqueue stays.
+ * Still to measure: 16 QPs (fairness) and CPU time in softirq.
  *
  * Copyright (c) 2026 The sroce authors
  */
