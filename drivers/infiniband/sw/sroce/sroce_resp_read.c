@@ -283,35 +283,53 @@ void sroce_resp_mark_queued(struct sroce_resp *resp, struct sroce_pkt *pkt)
 	resp->rewind = true;
 }
 
+static bool sroce_resp_is_dup_read(struct sk_buff *skb, u32 psn)
+{
+	const struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+
+	return (pkt->mark & SROCE_RESP_MARK_DUP_READ) && pkt->psn == psn;
+}
+
 /*
  * Mark the READ requests queued in front of the duplicate of @psn, for
- * PSNs past it, not to be served.
+ * PSNs past it, not to be served. Returns false, marking nothing, if the
+ * duplicate has left the queue already: the task took it between its
+ * last look at the flag and the dequeue, and is serving it.
  */
-static void sroce_resp_mark_superseded(struct sroce_resp *resp, u32 psn)
+static bool sroce_resp_mark_superseded(struct sroce_resp *resp, u32 psn)
 {
 	struct sroce_pkt *pkt;
 	struct sk_buff *skb;
+	bool queued = false;
 
 	lockdep_assert_held(&resp->rxq.lock);
 	skb_queue_walk(&resp->rxq, skb) {
-		pkt = sroce_skb_pkt(skb);
-		if ((pkt->mark & SROCE_RESP_MARK_DUP_READ) && pkt->psn == psn)
+		queued = sroce_resp_is_dup_read(skb, psn);
+		if (queued)
 			break;
+	}
+	if (!queued)
+		return false;
+	skb_queue_walk(&resp->rxq, skb) {
+		if (sroce_resp_is_dup_read(skb, psn))
+			break;
+		pkt = sroce_skb_pkt(skb);
 		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST &&
 		    sroce_psn_after(pkt->psn, psn))
 			pkt->mark |= SROCE_RESP_MARK_NO_SERVE;
 	}
+	return true;
 }
 
 /**
  * sroce_resp_rewind() - act on a duplicate READ that was queued
  * @qp: the QP
  *
- * If a duplicate READ joined the queue since the last call and its
- * resource is still held, the response in progress stops unless it is
- * still before the duplicate's PSN, and the READs queued in front of the
- * duplicate for later PSNs will not be served (see the top of this
- * file).
+ * If a duplicate READ joined the queue since the last call, is still in
+ * it and its resource is still held, the response in progress stops
+ * unless it is still before the duplicate's PSN, and the READs queued in
+ * front of the duplicate for later PSNs will not be served (see the top
+ * of this file).
  *
  * Context: the responder's task.
  */
@@ -327,9 +345,8 @@ void sroce_resp_rewind(struct sroce_qp *qp)
 	act = resp->rewind;
 	psn = resp->rewind_psn;
 	resp->rewind = false;
-	act = act && sroce_resp_res_find(&resp->res, psn);
-	if (act)
-		sroce_resp_mark_superseded(resp, psn);
+	act = act && sroce_resp_res_find(&resp->res, psn) &&
+	      sroce_resp_mark_superseded(resp, psn);
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
 
 	res = resp->serving;
