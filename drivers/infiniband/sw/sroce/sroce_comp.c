@@ -218,6 +218,7 @@ static void sroce_comp_progress(struct sroce_qp *qp,
 	comp->rnr_left = p->rnr_retry;
 	comp->retrying = false;
 	clear_bit(SROCE_COMP_TIMEOUT, &comp->flags);
+	sroce_req_window_kick(qp);
 	if (more && p->timeout)
 		mod_timer(&comp->retry_timer,
 			  jiffies + sroce_ack_timeout(p->timeout));
@@ -263,7 +264,7 @@ static bool sroce_comp_done(struct sroce_qp *qp,
 
 	comp->rd_valid = false;
 	if (!ctx->local)
-		comp->una_psn = sroce_psn_next(ctx->last_psn);
+		WRITE_ONCE(comp->una_psn, sroce_psn_next(ctx->last_psn));
 	/* everything sent before the last retransmission is acknowledged */
 	if (!more || !sroce_psn_before(comp->una_psn, comp->recover_psn))
 		comp->recovering = false;
@@ -316,7 +317,7 @@ static struct sroce_send_ctx *sroce_comp_retire(struct sroce_qp *qp,
 	span = sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1;
 	if (inclusive && sroce_psn_in_window(psn, ctx->first_psn, span) &&
 	    sroce_psn_after(sroce_psn_next(psn), qp->comp.una_psn)) {
-		qp->comp.una_psn = sroce_psn_next(psn);
+		WRITE_ONCE(qp->comp.una_psn, sroce_psn_next(psn));
 		sroce_comp_progress(qp, p, true);
 	}
 	return ctx;
@@ -511,7 +512,8 @@ static void sroce_comp_nak_progress(struct sroce_qp *qp,
 						      ctx->first_psn,
 						      ctx->last_psn)))
 		sroce_comp_progress(qp, p, true);
-	comp->una_psn = psn;
+	WRITE_ONCE(comp->una_psn, psn);
+	sroce_req_window_kick(qp);
 }
 
 /* A NAK (not RNR) of @psn; the WQEs before it are retired. */
@@ -758,11 +760,10 @@ void sroce_comp_kick(struct sroce_qp *qp)
  * sroce_comp_queue() - hand a response packet to the completer
  * @qp: the QP it is for (the caller holds a reference)
  * @skb: the parsed packet, skb->data at the BTH; consumed
- * @run_now: run the completer here if it is idle (see sroce_rcv())
  *
- * Context: any; with @run_now, softirq with interrupts enabled.
+ * Context: any.
  */
-void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb, bool run_now)
+void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_comp *comp = &qp->comp;
 	unsigned long flags;
@@ -775,8 +776,6 @@ void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb, bool run_now)
 	spin_unlock_irqrestore(&comp->rxq.lock, flags);
 	if (closed)
 		kfree_skb(skb);
-	else if (run_now)
-		sroce_task_run(&comp->task);
 	else
 		sroce_task_schedule(&comp->task);
 }
@@ -809,7 +808,7 @@ void sroce_comp_start(struct sroce_qp *qp, const struct sroce_qp_params *p)
 {
 	qp->comp.retry_left = p->retry_cnt;
 	qp->comp.rnr_left = p->rnr_retry;
-	qp->comp.una_psn = READ_ONCE(qp->req.psn);
+	WRITE_ONCE(qp->comp.una_psn, READ_ONCE(qp->req.psn));
 	qp->comp.retrying = false;
 	qp->comp.recovering = false;
 }

@@ -124,7 +124,7 @@ void sroce_comp_reset(struct sroce_qp *qp);
 void sroce_comp_cleanup(struct sroce_qp *qp);
 void sroce_comp_kick(struct sroce_qp *qp);
 void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p);
-void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb, bool run_now);
+void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb);
 
 unsigned long sroce_rnr_timer_usecs(u8 code);
 u64 sroce_ack_timeout_ns(u8 timeout);

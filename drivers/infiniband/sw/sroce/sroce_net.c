@@ -31,13 +31,11 @@ static struct socket *sroce_sock6;
 
 /*
  * Validate a packet that arrived for @sdev, count it and hand it to the
- * QP dispatch (@from_wire: see sroce_rcv()). skb->data is at the UDP
- * header, which sroce_pkt_parse() wants behind it. Return: 0 when the
- * packet was passed on (consumed), -EINVAL when it was dropped (the
- * caller still owns it).
+ * QP dispatch. skb->data is at the UDP header, which sroce_pkt_parse()
+ * wants behind it. Return: 0 when the packet was passed on (consumed),
+ * -EINVAL when it was dropped (the caller still owns it).
  */
-static int sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb,
-			bool from_wire)
+static int sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	enum sroce_drop_reason why;
 
@@ -52,7 +50,7 @@ static int sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
 	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
-	sroce_rcv(sdev, skb, from_wire);
+	sroce_rcv(sdev, skb);
 	return 0;
 }
 
@@ -71,7 +69,7 @@ static int sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb,
  */
 void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	if (sroce_net_rx(sdev, skb, false))
+	if (sroce_net_rx(sdev, skb))
 		kfree_skb(skb);
 }
 
@@ -93,7 +91,7 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 	if (!sdev)
 		goto drop;
 
-	consumed = !sroce_net_rx(sdev, skb, true);
+	consumed = !sroce_net_rx(sdev, skb);
 	sroce_dev_put(sdev);
 	if (consumed)
 		return 0;

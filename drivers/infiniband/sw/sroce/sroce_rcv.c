@@ -67,19 +67,10 @@ static int sroce_rcv_check(struct sroce_qp *qp, struct sk_buff *skb,
  * @sdev: the device that received it
  * @skb: the packet, skb->data at the BTH, parsed (sroce_skb_pkt());
  *	consumed
- * @from_wire: it came from the netdev, in the network receive softirq
- *
- * A packet from the wire runs its QP's responder or completer right
- * here when that engine is idle (up to SROCE_TASK_BUDGET calls, then the
- * rest is queued to its worker), as in tasklet mode: a worker wake-up
- * per packet would double a round trip's latency. The softirq runs on
- * its own stack, and what the engine sends only raises another softirq,
- * so nothing nests. A packet delivered locally by the transmit path is
- * only queued: its sender may itself be an engine.
  *
  * Context: any (softirq for packets from the wire).
  */
-void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb, bool from_wire)
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
 	enum sroce_drop_reason why = SROCE_DROP_NO_QP;
@@ -99,9 +90,9 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb, bool from_wire)
 		goto drop;
 	}
 	if (req)
-		sroce_resp_queue(qp, skb, from_wire);
+		sroce_resp_queue(qp, skb);
 	else
-		sroce_comp_queue(qp, skb, from_wire);
+		sroce_comp_queue(qp, skb);
 	sroce_qp_put(qp);
 	return;
 drop:

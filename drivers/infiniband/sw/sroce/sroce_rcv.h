@@ -11,6 +11,6 @@
 struct sk_buff;
 struct sroce_dev;
 
-void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb, bool from_wire);
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 #endif /* SROCE_RCV_H */

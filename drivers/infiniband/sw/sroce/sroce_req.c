@@ -556,6 +556,48 @@ static bool sroce_req_cur_in_flight(struct sroce_qp *qp)
 	return ret;
 }
 
+/*
+ * Is the packet at @psn outside the send window? Only while no READ or
+ * atomic is outstanding: their PSN ranges are acknowledged by responses,
+ * and a window over them would serialise large READs.
+ */
+static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
+{
+	return !qp->req.rd_atomic &&
+	       sroce_psn_diff(psn, READ_ONCE(qp->comp.una_psn)) >=
+	       SROCE_REQ_WINDOW;
+}
+
+/* Wait for the completer to open the window; false if it is open. */
+static bool sroce_req_window_wait(struct sroce_qp *qp, u32 psn)
+{
+	if (!sroce_req_window_full(qp, psn))
+		return false;
+	set_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags);
+	/* pairs with sroce_req_window_kick(): see una move, or be kicked */
+	smp_mb__after_atomic();
+	if (sroce_req_window_full(qp, psn))
+		return true;
+	clear_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags);
+	return false;
+}
+
+/**
+ * sroce_req_window_kick() - the oldest unacknowledged PSN moved
+ * @qp: the QP
+ *
+ * Wakes the requester if it waits for the send window to open.
+ *
+ * Context: the completer, after it moved &sroce_comp.una_psn.
+ */
+void sroce_req_window_kick(struct sroce_qp *qp)
+{
+	/* pairs with sroce_req_window_wait() */
+	smp_mb__before_atomic();
+	if (test_and_clear_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags))
+		sroce_task_schedule(&qp->req.task);
+}
+
 /* Everything before @end has been sent at least once. */
 static void sroce_req_note_sent(struct sroce_req *req, u32 end)
 {
@@ -581,6 +623,9 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		sroce_req_end_msg(req);
 		return 1;
 	}
+	if (sroce_req_window_wait(qp, sroce_psn_add(ctx->first_psn,
+						    req->npkt)))
+		return 0;
 	ackreq = sroce_req_want_ackreq(pkt.last, req->since_ackreq) ||
 		 sroce_wr_is_rd_atomic(ctx->wqe.opcode);
 	skb = sroce_rc_pkt_alloc(qp, p, pkt.opcode,
@@ -665,7 +710,14 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	req->resume_psn = req->rewind_psn;
 	sq->head = sq->queue.cons;
 	spin_unlock_irqrestore(&sq->lock, flags);
-	req->since_ackreq = 0;
+	/*
+	 * The first packet resent asks for an ACK: the responder's answer
+	 * names how far it really got. Without it, the first ACK would come
+	 * SROCE_ACKREQ_INTERVAL packets into the resend; on a host slow
+	 * enough for that to take longer than the local ACK timeout, every
+	 * retry would time out before any progress, until retry_cnt ran out.
+	 */
+	req->since_ackreq = SROCE_ACKREQ_INTERVAL;
 }
 
 static int sroce_req_run(void *arg)

@@ -96,6 +96,18 @@ struct sroce_req {
 
 /* sroce_req.flags: go back to the oldest unacknowledged PSN */
 #define SROCE_REQ_REWIND	0
+/* sroce_req.flags: waiting for ACKs to open the send window */
+#define SROCE_REQ_WINDOW_WAIT	1
+
+/*
+ * Request packets a QP may have sent past the oldest unacknowledged PSN
+ * (while no READ or atomic is outstanding). Bounds the queueing delay in
+ * front of the ACKs: with a full netdev backlog ahead of it, an ACK could
+ * arrive later than the local ACK timeout on a slow host, and each
+ * spurious timeout resends everything after the oldest unacknowledged
+ * PSN. Four AckReq intervals, so the window always holds AckReq packets.
+ */
+#define SROCE_REQ_WINDOW	128
 
 /*
  * Jiffies a QP engine waits before it sends a packet again that a full
@@ -130,6 +142,7 @@ int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_request_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_window_kick(struct sroce_qp *qp);
 bool sroce_wr_is_rd_atomic(u32 wr_opcode);
 
 u32 sroce_req_npkts(u32 wr_opcode, u32 length, u32 mtu);

@@ -598,11 +598,10 @@ static int sroce_resp_run(void *arg)
  * sroce_resp_queue() - hand a request packet to the responder
  * @qp: the QP it is for (the caller holds a reference)
  * @skb: the parsed packet, skb->data at the BTH, linear; consumed
- * @run_now: run the responder here if it is idle (see sroce_rcv())
  *
- * Context: any; with @run_now, softirq with interrupts enabled.
+ * Context: any.
  */
-void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb, bool run_now)
+void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_resp *resp = &qp->resp;
 	unsigned long flags;
@@ -617,8 +616,6 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb, bool run_now)
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
 	if (closed)
 		kfree_skb(skb);
-	else if (run_now)
-		sroce_task_run(&resp->task);
 	else
 		sroce_task_schedule(&resp->task);
 }

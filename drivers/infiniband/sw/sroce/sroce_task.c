@@ -76,17 +76,18 @@
  *
  * Choosing the mode. "sroce.exec=workqueue|tasklet" is read when a task
  * is initialised, so a change applies to QPs created afterwards and never
- * to a live task. In both modes a packet from the wire runs its engine in
- * the receive softirq when the engine is idle, and a user's post_send
- * runs the requester in the system call (sroce_task_run()); the mode
- * decides where the rest runs. The default would become tasklet only if
- * `make bench` (perftest write/send/read bandwidth at 4 KiB and 64 KiB,
- * send/write/read latency at 2 B, one RC QP on a veth pair) showed it
- * winning by more than 10% on most of the matrix; otherwise workqueue
- * stays, as tasklets are on their way out of the kernel. Measured (README,
- * 2 vCPUs under TCG): tasklet wins two to three of the nine cells (the
- * 2-byte latencies), workqueue wins three to four; workqueue stays.
- * Still to measure: 16 QPs (fairness) and CPU time in softirq.
+ * to a live task. A user's post_send runs the requester in the system
+ * call in both modes (sroce_task_run()). The default would become tasklet
+ * only if `make bench` (perftest write/send/read bandwidth at 4 KiB and
+ * 64 KiB, send/write/read latency at 2 B, one RC QP on a veth pair)
+ * showed it winning by more than 10% on most of the matrix; otherwise
+ * workqueue stays, as tasklets are on their way out of the kernel.
+ * Measured (README, 2 vCPUs under TCG): tasklet wins the three 2-byte
+ * latencies and one bandwidth cell by more than 10%, workqueue is ahead
+ * on the other five; workqueue stays. Running the engines from the receive softirq in workqueue mode
+ * as well was tried: it cut the latencies by a quarter to a half but
+ * starved the debug kernel (spurious ACK timeouts until retry_cnt ran
+ * out), and was reverted. Still to measure: 16 QPs (fairness).
  *
  * Copyright (c) 2026 The sroce authors
  */
