@@ -84,10 +84,11 @@
  * workqueue stays, as tasklets are on their way out of the kernel.
  * Measured (README, 2 vCPUs under TCG): tasklet wins the three 2-byte
  * latencies and one bandwidth cell by more than 10%, workqueue is ahead
- * on the other five; workqueue stays. Running the engines from the receive softirq in workqueue mode
- * as well was tried: it cut the latencies by a quarter to a half but
- * starved the debug kernel (spurious ACK timeouts until retry_cnt ran
- * out), and was reverted. Still to measure: 16 QPs (fairness).
+ * on the other five; workqueue stays. Running the engines from the
+ * receive softirq in workqueue mode as well was tried: it cut the
+ * latencies by a quarter to a half but starved the debug kernel
+ * (spurious ACK timeouts until retry_cnt ran out), and was reverted.
+ * Still to measure: 16 QPs (fairness).
  *
  * Copyright (c) 2026 The sroce authors
  */
