@@ -277,7 +277,7 @@ static bool sroce_comp_done(struct sroce_qp *qp,
 	if (post && sroce_cq_post(qp->scq, &wc, false))
 		sroce_qp_fatal(qp);
 	else if (status != IB_WC_SUCCESS)
-		sroce_qp_error(qp);
+		sroce_qp_send_error(qp);
 	return true;
 }
 
@@ -392,6 +392,8 @@ static void sroce_comp_retry(struct sroce_qp *qp,
 	struct sroce_send_ctx *ctx;
 	u32 idx, psn;
 
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;		/* nothing but RC is ever resent */
 	ctx = sroce_comp_oldest(qp, &idx);
 	/* pairs with the requester's release; a settled WQE is not resent */
 	if (!ctx || smp_load_acquire(&ctx->local))
@@ -660,6 +662,8 @@ static int sroce_comp_flush(struct sroce_qp *qp)
 			sq->head = sq->queue.cons;
 			qp->req.replays = 0;
 			qp->req.rd_atomic = 0;
+			/* a UC/UD QP may go back from SQE to RTS */
+			qp->req.halted = false;
 			spin_unlock_irqrestore(&sq->lock, flags);
 			return 0;
 		}

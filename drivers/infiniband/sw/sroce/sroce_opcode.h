@@ -145,6 +145,21 @@ static inline u8 sroce_opcode_transport(const struct sroce_opcode_info *info)
 	return info->opcode & SROCE_OPCODE_TRANSPORT;
 }
 
+/**
+ * sroce_opcode_on_transport() - the same operation on another transport
+ * @opcode: an RC or UC opcode of a SEND or RDMA WRITE packet
+ * @transport: IB_OPCODE_RC or IB_OPCODE_UC
+ *
+ * The low five bits name the operation and are the same on RC and UC
+ * (IBA 9.2, table 38) for the operations both have.
+ *
+ * Return: @opcode with its transport field replaced.
+ */
+static inline u8 sroce_opcode_on_transport(u8 opcode, u8 transport)
+{
+	return (opcode & ~SROCE_OPCODE_TRANSPORT) | transport;
+}
+
 static inline bool sroce_opcode_starts_msg(const struct sroce_opcode_info *info)
 {
 	return info->flags & SROCE_OPF_FIRST;

@@ -217,6 +217,37 @@ void sroce_qp_error(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_qp_send_error() - a send WQE of a QP completed in error
+ * @qp: the QP
+ *
+ * IBA 10.3.1: an RC QP goes to ERR (sroce_qp_error()); a UC, UD or GSI
+ * QP in RTS or SQD goes to SQE, where its send queue is flushed while its
+ * receive queue keeps working, until the consumer moves it back to RTS.
+ *
+ * Context: any; the caller must not hold the QP's queue locks.
+ */
+void sroce_qp_send_error(struct sroce_qp *qp)
+{
+	enum ib_qp_state prev;
+	unsigned long flags;
+	bool sqe;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		sroce_qp_error(qp);
+		return;
+	}
+	spin_lock_irqsave(&qp->state_lock, flags);
+	prev = qp->p.state;
+	sqe = prev == IB_QPS_RTS || prev == IB_QPS_SQD;
+	if (sqe)
+		qp->p.state = IB_QPS_SQE;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (sqe)
+		sroce_qp_entered(qp, IB_QPS_SQE);
+}
+
+/**
  * sroce_qp_fatal() - a catastrophic error of a QP's work queues
  * @qp: the QP
  *

@@ -12,6 +12,7 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_ah.h"
@@ -157,6 +158,28 @@ static inline struct sroce_qp *to_sroce_qp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sroce_qp, ibqp);
 }
 
+/* BTH opcode transport field of packets of a QP whose data path runs. */
+#define SROCE_TRANSPORT_NONE	0xff	/* no data path (yet) for its type */
+
+/**
+ * sroce_qp_transport() - the BTH transport a QP's packets use
+ * @qp: the QP
+ *
+ * Return: IB_OPCODE_RC or IB_OPCODE_UC, or SROCE_TRANSPORT_NONE for a QP
+ * type whose packets are not sent or received (UD and GSI, for now).
+ */
+static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return IB_OPCODE_RC;
+	case IB_QPT_UC:
+		return IB_OPCODE_UC;
+	default:
+		return SROCE_TRANSPORT_NONE;
+	}
+}
+
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -171,6 +194,7 @@ void sroce_qp_put(struct sroce_qp *qp);
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p);
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_send_error(struct sroce_qp *qp);
 void sroce_qp_fatal(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sroce received packet dispatch: a packet sroce_pkt_parse() accepted is
- * matched to its QP by the BTH DestQP, checked against the QP's type,
- * state and peer address, and queued for the QP's responder (requests)
- * or completer (ACKs and responses). Drops are counted.
+ * matched to its QP by the BTH DestQP, checked against the QP's type (the
+ * opcode's transport must be the QP's), state and peer address, and
+ * queued for the QP's responder (requests) or completer (ACKs and
+ * responses). Drops are counted.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -49,9 +50,9 @@ static int sroce_rcv_check(struct sroce_qp *qp, struct sk_buff *skb,
 
 	sroce_qp_params_get(qp, &p);
 	*why = SROCE_DROP_QP_STATE;
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
-	    sroce_opcode_transport(pkt->info) != IB_OPCODE_RC)
-		return -EINVAL;	/* UC and UD are not wired in yet */
+	/* an RC QP takes RC packets, a UC QP UC packets; UD is not wired in */
+	if (sroce_opcode_transport(pkt->info) != sroce_qp_transport(qp))
+		return -EINVAL;
 	if (req && (p.state < IB_QPS_RTR || p.state > IB_QPS_SQE))
 		return -EINVAL;
 	if (!req && p.state != IB_QPS_RTS && p.state != IB_QPS_SQD)

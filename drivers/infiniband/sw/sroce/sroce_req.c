@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce RC requester: walks the send queue from its head, turns each
- * wire WQE into request packets (SEND, RDMA WRITE, RDMA READ, atomics)
- * and sends them.
+ * sroce requester of connected QPs: walks the send queue from its head,
+ * turns each wire WQE into request packets (SEND, RDMA WRITE, RDMA READ,
+ * atomics) and sends them.
  *
  * A WQE is started by taking a validated private copy into the SQ slot's
  * struct sroce_send_ctx, numbering its packets and moving the SQ head
@@ -15,7 +15,11 @@
  * SQ consumer index is the completer's: it moves, and a send CQE is
  * posted, only there.
  *
- * Retransmission is go-back-N from the oldest unacknowledged PSN (IBA
+ * A UC QP sends the same packets with the UC opcodes, without AckReq and
+ * without a send window; a UC WQE is settled (complete, IB_WC_SUCCESS)
+ * when its last packet is out, and is never sent again.
+ *
+ * RC retransmission is go-back-N from the oldest unacknowledged PSN (IBA
  * 9.7.5.1): the completer names that PSN and sets SROCE_REQ_REWIND; the
  * requester moves the SQ head back to the consumer index and replays the
  * WQEs it had started from their saved contexts, the oldest from the
@@ -370,8 +374,9 @@ static enum sroce_req_claim sroce_req_claim_new(struct sroce_qp *qp,
 		smp_store_release(&ctx->local, true);
 		return SROCE_CLAIM_LOCAL;
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC || !sroce_req_may_start(qp, p, &ctx->wqe))
-		return SROCE_CLAIM_NONE;	/* UC and UD are not wired in yet */
+	if (sroce_qp_transport(qp) == SROCE_TRANSPORT_NONE ||
+	    !sroce_req_may_start(qp, p, &ctx->wqe))
+		return SROCE_CLAIM_NONE;	/* UD is not wired in yet */
 	ctx->status = IB_WC_SUCCESS;
 	ctx->local = false;
 	ctx->mtu = ib_mtu_enum_to_int(p->path_mtu);
@@ -533,6 +538,16 @@ static void sroce_req_fill_hdrs(struct sk_buff *skb,
 				    wqe->ex);
 }
 
+/* A WQE failed locally: start nothing new until the SQ is flushed. */
+static void sroce_req_halt(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->req.halted = true;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
 /* The message at req->cur_idx is over (sent, failed or abandoned). */
 static void sroce_req_end_msg(struct sroce_req *req)
 {
@@ -605,12 +620,25 @@ static void sroce_req_note_sent(struct sroce_req *req, u32 end)
 		WRITE_ONCE(req->sent_psn, end);	/* read by the completer */
 }
 
+/*
+ * A UC message is complete once its last packet is out (IBA 9.8.3: no
+ * acknowledgment): it is settled like a local operation.
+ */
+static void sroce_req_uc_sent(struct sroce_qp *qp, struct sroce_send_ctx *ctx)
+{
+	ctx->status = IB_WC_SUCCESS;
+	/* @status before @local: the completer reads them lockless */
+	smp_store_release(&ctx->local, true);
+	sroce_task_schedule(&qp->comp.task);
+}
+
 /* Send the next packet of the WQE in progress. */
 static int sroce_req_send_next(struct sroce_qp *qp,
 			       const struct sroce_qp_params *p)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_send_ctx *ctx = &req->ctx[req->cur_idx];
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	struct sroce_sge_cursor cur;
 	struct sroce_req_pkt pkt;
 	struct sk_buff *skb;
@@ -623,12 +651,15 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		sroce_req_end_msg(req);
 		return 1;
 	}
-	if (sroce_req_window_wait(qp, sroce_psn_add(ctx->first_psn,
-						    req->npkt)))
+	/* UC has no acknowledgements: no window, no AckReq (IBA 9.2.3) */
+	if (rc && sroce_req_window_wait(qp, sroce_psn_add(ctx->first_psn,
+							  req->npkt)))
 		return 0;
-	ackreq = sroce_req_want_ackreq(pkt.last, req->since_ackreq) ||
-		 sroce_wr_is_rd_atomic(ctx->wqe.opcode);
-	skb = sroce_rc_pkt_alloc(qp, p, pkt.opcode,
+	ackreq = rc && (sroce_req_want_ackreq(pkt.last, req->since_ackreq) ||
+			sroce_wr_is_rd_atomic(ctx->wqe.opcode));
+	skb = sroce_rc_pkt_alloc(qp, p,
+				 sroce_opcode_on_transport(pkt.opcode,
+							   sroce_qp_transport(qp)),
 				 sroce_psn_add(ctx->first_psn, req->npkt),
 				 pkt.paylen, ackreq,
 				 pkt.last && (ctx->wqe.send_flags & IB_SEND_SOLICITED));
@@ -643,7 +674,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		ctx->status = IB_WC_LOC_PROT_ERR;
 		/* @status before @local: the completer reads them lockless */
 		smp_store_release(&ctx->local, true);
-		req->halted = true;
+		sroce_req_halt(qp);
 		sroce_req_end_msg(req);
 		sroce_task_schedule(&qp->comp.task);
 		return 0;
@@ -662,6 +693,11 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 			       req->npkt + 1;
 	if (pkt.last)
 		sroce_req_end_msg(req);
+	if (!rc) {
+		if (pkt.last)
+			sroce_req_uc_sent(qp, ctx);
+		return 1;
+	}
 	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
 		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
 				SROCE_CNT_RDMA_SENDS);

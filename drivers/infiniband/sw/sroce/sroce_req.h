@@ -29,8 +29,9 @@ struct sroce_qp_params;
  * @mtu: the path MTU in bytes its packets were cut to
  * @status: IB_WC_SUCCESS, or the local error it met
  * @local: it needs no answer from the wire: a local operation the
- *	requester ran, an invalid WQE, or a WQE whose gather failed; it
- *	completes with @status as soon as it is the oldest. Written with
+ *	requester ran, an invalid WQE, a WQE whose gather failed, or a UC
+ *	message whose last packet is out; it completes with @status as soon
+ *	as it is the oldest, and is never sent (again). Written with
  *	release semantics after @status, read with acquire semantics.
  *
  * One per SQ slot, indexed like the ring. Written by the requester before
@@ -59,8 +60,9 @@ struct sroce_send_ctx {
  * @npkt: index of the next packet of the WQE at @cur_idx
  * @since_ackreq: packets sent since the last one with AckReq
  * @in_msg: a WQE is partly sent
- * @halted: a WQE failed locally; nothing new starts until the QP is
- *	reset (the completer moves it to ERR)
+ * @halted: a WQE failed locally; nothing new starts until the completer,
+ *	which moves the QP to ERR (RC) or SQE (UC), has flushed the SQ (SQ
+ *	lock)
  * @rd_atomic: READ and atomic WQEs between the SQ consumer index and the
  *	head (SQ lock), held to max_rd_atomic
  * @replays: WQEs from the SQ head on that were started before a rewind

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce RC responder: the receive side of a connected QP.
+ * sroce RC responder: the receive side of a connected QP. UC requests
+ * take their own path (sroce_resp_uc.c) into the same SEND and WRITE
+ * execution.
  *
  * Every request packet first meets the PSN check against the expected
  * PSN (ePSN, sroce_resp_psn_class()). The expected one is executed; a
@@ -54,6 +56,7 @@
 #include "sroce_resp.h"
 #include "sroce_resp_read.h"
 #include "sroce_resp_res.h"
+#include "sroce_resp_uc.h"
 #include "sroce_srq.h"
 #include "sroce_stats.h"
 
@@ -208,7 +211,23 @@ static void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 		sroce_resp_post_wc(qp, &wc, false);
 }
 
-static enum sroce_resp_result
+/**
+ * sroce_resp_send() - scatter a SEND packet into the receive WQE
+ * @qp: the QP
+ * @p: its parameters
+ * @skb: the packet, admitted by the PSN check
+ * @pkt: its parsed form
+ *
+ * The first packet of a message takes the next receive WQE; the last
+ * one completes it. A message longer than the WQE completes it with
+ * IB_WC_LOC_LEN_ERR, a bad local key with IB_WC_LOC_PROT_ERR.
+ *
+ * Context: the responder's task.
+ * Return: SROCE_RESP_OK; SROCE_RESP_RNR when no receive WQE is posted;
+ * SROCE_RESP_NAK_INVALID or SROCE_RESP_NAK_OP after the WQE completed in
+ * error, or for an invalid receive WQE.
+ */
+enum sroce_resp_result
 sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
@@ -242,7 +261,24 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	return SROCE_RESP_OK;
 }
 
-static enum sroce_resp_result
+/**
+ * sroce_resp_write() - place an RDMA WRITE packet
+ * @qp: the QP
+ * @p: its parameters
+ * @skb: the packet, admitted by the PSN check
+ * @pkt: its parsed form
+ *
+ * The first packet resolves the RETH's R_Key for the whole message; a
+ * last packet with immediate data consumes a receive WQE and completes
+ * it.
+ *
+ * Context: the responder's task.
+ * Return: SROCE_RESP_OK; SROCE_RESP_NAK_ACCESS for an R_Key, bounds or
+ * access violation; SROCE_RESP_NAK_INVALID for a length that does not
+ * match the RETH or the path MTU; SROCE_RESP_RNR when the immediate finds
+ * no receive WQE; SROCE_RESP_NAK_OP for an invalid receive WQE.
+ */
+enum sroce_resp_result
 sroce_resp_write(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		 struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
@@ -545,6 +581,7 @@ static void sroce_resp_drop_state(struct sroce_qp *qp)
 	resp->serving = NULL;
 	sroce_resp_res_clear(&resp->res);
 	resp->prev = NULL;
+	resp->uc_drop = false;
 }
 
 /* The QP is in ERR: flush once, then let the consumer know (SRQ). */
@@ -589,7 +626,10 @@ static int sroce_resp_run(void *arg)
 	if (!skb)
 		return 0;
 	resp->arrival = resp->arrivals++;
-	sroce_resp_request(qp, &p, skb, sroce_skb_pkt(skb));
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		sroce_resp_uc_request(qp, &p, skb, sroce_skb_pkt(skb));
+	else
+		sroce_resp_request(qp, &p, skb, sroce_skb_pkt(skb));
 	consume_skb(skb);
 	return 1;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * sroce RC responder: executes request packets and answers them.
+ * sroce responder of connected QPs: executes request packets and (RC)
+ * answers them.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -61,6 +62,8 @@ enum sroce_resp_result {
  *	message boundary
  * @nak_sent: a PSN sequence error (or RNR) NAK went out for @psn; stay
  *	silent until @psn arrives
+ * @uc_drop: UC only: the rest of the current message is being dropped
+ *	(a packet was lost or failed); the next first packet clears it
  * @err_done: the responder has handled the QP's move to ERR (its SRQ
  *	WQE flushed, LAST_WQE_REACHED raised)
  * @res: responder resources of the READ and atomic requests
@@ -90,6 +93,7 @@ struct sroce_resp {
 	u32 msn;
 	const struct sroce_opcode_info *prev;
 	bool nak_sent;
+	bool uc_drop;
 	bool err_done;
 	struct sroce_resp_res_ring res;
 	struct sroce_resp_res *serving;
@@ -107,6 +111,12 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb);
 /* for the other parts of the responder */
 void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			 enum sroce_aeth_type type, u8 code, u32 psn);
+enum sroce_resp_result
+sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
+		struct sk_buff *skb, const struct sroce_pkt *pkt);
+enum sroce_resp_result
+sroce_resp_write(struct sroce_qp *qp, const struct sroce_qp_params *p,
+		 struct sk_buff *skb, const struct sroce_pkt *pkt);
 struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
 					   const struct sroce_qp_params *p,
 					   const struct sroce_pkt *pkt,
