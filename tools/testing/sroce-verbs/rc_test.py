@@ -202,8 +202,8 @@ class Side:
         self.rcq = CQ(ctx, opts['cqe'], None, chan, 0)
         cap = QPCap(max_send_wr=opts['send_wr'], max_recv_wr=opts['recv_wr'],
                     max_send_sge=opts['sge'], max_recv_sge=opts['sge'])
-        init = QPInitAttr(qp_type=RC, scq=self.scq, rcq=self.rcq, cap=cap,
-                          sq_sig_all=0)
+        init = QPInitAttr(qp_type=opts['qp_type'], scq=self.scq,
+                          rcq=self.rcq, cap=cap, sq_sig_all=0)
         self.qp = QP(self.pd, init)
         self.qpn = self.qp.qp_num
         t.hold(self.pd, self.scq, self.rcq)
@@ -218,6 +218,9 @@ class Side:
         return mr
 
     def connect(self, peer_gid, peer_qpn, opts):
+        """RESET->INIT->RTR->RTS with the attributes the QP type takes:
+        UC has no responder resources, RNR timer, timeout or retries."""
+        rc = opts['qp_type'] == RC
         attr = QPAttr(qp_state=e.IBV_QPS_INIT)
         attr.pkey_index = 0
         attr.port_num = PORT
@@ -233,31 +236,33 @@ class Side:
         attr.rq_psn = opts['psn']
         attr.max_dest_rd_atomic = opts['dest_rd_atomic']
         attr.min_rnr_timer = opts['min_rnr_timer']
-        modify(self.qp, (attr, e.IBV_QP_STATE | e.IBV_QP_AV |
-                         e.IBV_QP_PATH_MTU | e.IBV_QP_DEST_QPN |
-                         e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC |
-                         e.IBV_QP_MIN_RNR_TIMER), f'{self.dev} INIT->RTR')
+        mask = (e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
+                e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN)
+        if rc:
+            mask |= e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER
+        modify(self.qp, (attr, mask), f'{self.dev} INIT->RTR')
         attr = QPAttr(qp_state=e.IBV_QPS_RTS)
         attr.sq_psn = opts['psn']
         attr.timeout = opts['timeout']
         attr.retry_cnt = opts['retry_cnt']
         attr.rnr_retry = opts['rnr_retry']
         attr.max_rd_atomic = opts['rd_atomic']
-        modify(self.qp, (attr, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN |
-                         e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT |
-                         e.IBV_QP_RNR_RETRY | e.IBV_QP_MAX_QP_RD_ATOMIC),
-               f'{self.dev} RTR->RTS')
+        mask = e.IBV_QP_STATE | e.IBV_QP_SQ_PSN
+        if rc:
+            mask |= (e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT |
+                     e.IBV_QP_RNR_RETRY | e.IBV_QP_MAX_QP_RD_ATOMIC)
+        modify(self.qp, (attr, mask), f'{self.dev} RTR->RTS')
 
 
 DEFAULTS = dict(mtu=4096, fam=4, local=False, send_wr=32, recv_wr=32,
                 sge=4, cqe=255, timeout=14, retry_cnt=7, rnr_retry=7,
                 rd_atomic=4, dest_rd_atomic=16, min_rnr_timer=12,
-                qp_access=RC_ACCESS, chan=None, psn=None)
+                qp_access=RC_ACCESS, chan=None, psn=None, qp_type=RC)
 
 
 class Pair:
-    """A connected RC QP pair: a (requester) on dev0, b (responder) on
-    dev1, or both on dev0 with local=True."""
+    """A connected QP pair (RC unless qp_type says UC): a (requester) on
+    dev0, b (responder) on dev1, or both on dev0 with local=True."""
 
     def __init__(self, t, **kw):
         opts = dict(DEFAULTS)
@@ -1041,8 +1046,10 @@ def t_counters(t):
 
 # ------------------------------------------------------------------ main
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+def main(tests=None, doc=__doc__):
+    """Run tests (default: this file's) as TAP between two devices."""
+    tests = TESTS if tests is None else tests
+    parser = argparse.ArgumentParser(description=doc.split('\n')[0])
     parser.add_argument('dev0')
     parser.add_argument('dev1')
     parser.add_argument('--addr0', default='10.0.0.1')
@@ -1054,7 +1061,7 @@ def main():
     parser.add_argument('--list', action='store_true')
     args = parser.parse_args()
 
-    tests = [x for x in TESTS if re.search(args.filter, x[0])]
+    tests = [x for x in tests if re.search(args.filter, x[0])]
     if args.list:
         for name, _, _ in tests:
             print(name)

@@ -129,33 +129,39 @@ sroce_gid_index() {
 	sroce_fail "$dev has no GID for $2"
 }
 
-# sroce_rc_pingpong TAG TIMEOUT SIZE ITERS MTU [FAMILY]: one
-# ibv_rc_pingpong run from sroce0 (client) to sroce1 (server) over the
-# sroce_rdma_pair addresses of FAMILY (4, the default, or 6), -c: the
-# server checks every byte. Logs go to rc-{srv,cli}-TAG.txt and the
-# console; true if both sides exit 0 within TIMEOUT seconds.
-sroce_rc_pingpong() {
-	local tag=$1 limit=$2 size=$3 iters=$4 mtu=$5 fam=${6:-4}
+# sroce_pingpong KIND TAG TIMEOUT SIZE ITERS MTU [FAMILY]: one
+# ibv_KIND_pingpong run (KIND rc or uc) from sroce0 (client) to sroce1
+# (server) over the sroce_rdma_pair addresses of FAMILY (4, the default,
+# or 6), -c: the server checks every byte. Logs go to
+# KIND-{srv,cli}-TAG.txt and the console; true if both sides exit 0 within
+# TIMEOUT seconds.
+sroce_pingpong() {
+	local kind=$1 tag=$2 limit=$3 size=$4 iters=$5 mtu=$6 fam=${7:-4}
 	local port=$((18515 + RANDOM % 1000)) srv cli spid g0 g1 peer
 
 	if [ "$fam" = 6 ]; then peer=fd00::2; else peer=10.0.0.2; fi
 	g0=$(sroce_gid_index sroce0 "${peer%2}1")
 	g1=$(sroce_gid_index sroce1 "$peer")
-	sroce_log "rc_pingpong $tag: size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1)"
-	timeout "$limit" ibv_rc_pingpong -d sroce1 -g "$g1" -c -m "$mtu" \
-		-p "$port" -s "$size" -n "$iters" >"rc-srv-$tag.txt" 2>&1 &
+	sroce_log "${kind}_pingpong $tag: size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1)"
+	timeout "$limit" "ibv_${kind}_pingpong" -d sroce1 -g "$g1" -c -m "$mtu" \
+		-p "$port" -s "$size" -n "$iters" >"$kind-srv-$tag.txt" 2>&1 &
 	spid=$!
 	sleep 1
 	set +e
-	timeout "$limit" ibv_rc_pingpong -d sroce0 -g "$g0" -c -m "$mtu" \
-		-p "$port" -s "$size" -n "$iters" 10.0.0.2 >"rc-cli-$tag.txt" 2>&1
+	timeout "$limit" "ibv_${kind}_pingpong" -d sroce0 -g "$g0" -c -m "$mtu" \
+		-p "$port" -s "$size" -n "$iters" 10.0.0.2 >"$kind-cli-$tag.txt" 2>&1
 	cli=$?
 	wait "$spid"
 	srv=$?
 	set -e
-	cat "rc-srv-$tag.txt" "rc-cli-$tag.txt"
-	sroce_log "rc_pingpong $tag: server exit $srv, client exit $cli"
+	cat "$kind-srv-$tag.txt" "$kind-cli-$tag.txt"
+	sroce_log "${kind}_pingpong $tag: server exit $srv, client exit $cli"
 	[ "$srv" = 0 ] && [ "$cli" = 0 ]
+}
+
+# sroce_rc_pingpong TAG TIMEOUT SIZE ITERS MTU [FAMILY]: sroce_pingpong rc.
+sroce_rc_pingpong() {
+	sroce_pingpong rc "$@"
 }
 
 # sroce_rdma_pair TYPE DEV0 DEV1 [NETDEV_MTU]: two RDMA devices of link type
