@@ -129,6 +129,22 @@ sroce_gid_index() {
 	sroce_fail "$dev has no GID for $2"
 }
 
+# sroce_tcp_listening PORT: a TCP socket listens on PORT.  Reads
+# /proc/net/tcp{,6} with builtins: ss would need the sock_diag modules
+# (autoload is refused), and every fork is slow under TCG.
+sroce_tcp_listening() {
+	local hex f _ local_addr _rem st _rest
+
+	printf -v hex ':%04X' "$1"
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		while read -r _ local_addr _rem st _rest; do
+			[ "$st" = 0A ] && [ "${local_addr%"$hex"}" != "$local_addr" ] &&
+				return 0
+		done <"$f"
+	done
+	return 1
+}
+
 # sroce_pingpong KIND TAG TIMEOUT SIZE ITERS MTU [FAMILY]: one
 # ibv_KIND_pingpong run (KIND rc or uc) from sroce0 (client) to sroce1
 # (server) over the sroce_rdma_pair addresses of FAMILY (4, the default,
@@ -146,7 +162,12 @@ sroce_pingpong() {
 	timeout "$limit" "ibv_${kind}_pingpong" -d sroce1 -g "$g1" -c -m "$mtu" \
 		-p "$port" -s "$size" -n "$iters" >"$kind-srv-$tag.txt" 2>&1 &
 	spid=$!
-	sleep 1
+	# the server may take seconds to start on a slow kernel
+	for _ in $(seq 1 200); do
+		sroce_tcp_listening "$port" && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
 	set +e
 	timeout "$limit" "ibv_${kind}_pingpong" -d sroce0 -g "$g0" -c -m "$mtu" \
 		-p "$port" -s "$size" -n "$iters" 10.0.0.2 >"$kind-cli-$tag.txt" 2>&1

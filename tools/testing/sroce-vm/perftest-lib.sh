@@ -17,22 +17,6 @@
 # Server-side limit for one run; the client gets the same.
 PERF_TIMEOUT=${PERF_TIMEOUT:-90}
 
-# perf_port_listening PORT: a TCP socket listens on PORT.  Reads
-# /proc/net/tcp{,6} with builtins: ss would need the sock_diag modules
-# (autoload is refused), and every fork is slow under TCG.
-perf_port_listening() {
-	local hex f _ local_addr _rem st _rest
-
-	printf -v hex ':%04X' "$1"
-	for f in /proc/net/tcp /proc/net/tcp6; do
-		while read -r _ local_addr _rem st _rest; do
-			[ "$st" = 0A ] && [ "${local_addr%"$hex"}" != "$local_addr" ] &&
-				return 0
-		done <"$f"
-	done
-	return 1
-}
-
 # perf_result FILE TEST: print the figure of merit of a finished run (see
 # above) from its output FILE; fail if there is none.
 perf_result() {
@@ -86,7 +70,7 @@ perf_run() {
 		>"perf-$tag-srv.txt" 2>&1 &
 	spid=$!
 	for _ in $(seq 1 100); do
-		perf_port_listening "$port" && break
+		sroce_tcp_listening "$port" && break
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -44,7 +44,10 @@ echo "# ibv_rc_pingpong -d sroce1 -g $g1 -c -m 4096 -s 65536 -n 1000 &    (serve
 timeout 120 ibv_rc_pingpong -d sroce1 -g "$g1" -c -m 4096 -s 65536 -n 1000 \
 	>/tmp/server.txt 2>&1 &
 server=$!
-sleep 1
+for _ in $(seq 1 200); do
+	sroce_tcp_listening 18515 && break
+	sleep 0.1
+done
 show timeout 120 ibv_rc_pingpong -d sroce0 -g "$g0" -c -m 4096 -s 65536 \
 	-n 1000 10.0.0.2 || sroce_fail "ibv_rc_pingpong client failed"
 wait "$server" || { cat /tmp/server.txt; sroce_fail "ibv_rc_pingpong server failed"; }
