@@ -79,7 +79,7 @@ def write_test(mtu, size, imm=False, fam=4):
         before = dst.read(size + 128, 0)
         opcode = e.IBV_WR_RDMA_WRITE_WITH_IMM if imm else e.IBV_WR_RDMA_WRITE
         if imm:
-            post_recv(p.b.qp, 0x21, [])
+            post_recv(p.b.qp, 0x21, sges(p.b.mr(t, 64), [(0, 64)]))
         post(p.a.qp, 0x11, opcode, sges(src, [(0, size)]), rkey=dst.rkey,
              addr=dst.buf + 64, imm=0x01020304 if imm else None)
         (swc,) = poll(p.a.scq, 1, 'requester')
@@ -92,7 +92,7 @@ def write_test(mtu, size, imm=False, fam=4):
         else:
             # no completion tells when a plain UC WRITE has landed: a
             # SEND behind it on the same QP arrives after it
-            post_recv(p.b.qp, 0x22, [])
+            post_recv(p.b.qp, 0x22, sges(p.b.mr(t, 64), [(0, 64)]))
             post(p.a.qp, 0x12, e.IBV_WR_SEND, [])
             poll(p.a.scq, 1, 'requester fence SEND')
             expect_wc(poll(p.b.rcq, 1, 'responder')[0], 'fence SEND', 0x22)
@@ -211,7 +211,7 @@ def write_refused_test(how):
         expect_qp(p.b.qp, e.IBV_QPS_RTS, 'responder')
         expect_qp(p.a.qp, e.IBV_QPS_RTS, 'requester')
         # the next message is delivered: a SEND the refusal did not touch
-        post_recv(p.b.qp, 0x61, [])
+        post_recv(p.b.qp, 0x61, sges(p.b.mr(t, 64), [(0, 64)]))
         post(p.a.qp, 0x62, e.IBV_WR_SEND_WITH_IMM, [], imm=0x77)
         expect_wc(poll(p.b.rcq, 1, 'responder')[0], 'SEND after it', 0x61,
                   OK, e.IBV_WC_RECV, byte_len=0, imm=0x77)

@@ -31,6 +31,7 @@
 #include "sroce_qp_attr.h"
 #include "sroce_sport.h"
 #include "sroce_srq.h"
+#include "sroce_task.h"
 #include "sroce_wq.h"
 
 #define SROCE_GSI_QPN	1
@@ -346,6 +347,16 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 		qp->p.qkey = SROCE_GSI_QKEY;
 }
 
+/* One CPU for the QP's engines: its packets leave in order. */
+static void sroce_qp_pin_engines(struct sroce_qp *qp)
+{
+	int cpu = sroce_task_pick_cpu();
+
+	sroce_task_set_cpu(&qp->req.task, cpu);
+	sroce_task_set_cpu(&qp->comp.task, cpu);
+	sroce_task_set_cpu(&qp->resp.task, cpu);
+}
+
 /* Stop the engines for good and free their state; process context. */
 static void sroce_qp_engines_free(struct sroce_qp *qp)
 {
@@ -396,6 +407,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free_resp;
 	sroce_comp_init(qp);
+	sroce_qp_pin_engines(qp);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)

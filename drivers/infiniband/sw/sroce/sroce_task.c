@@ -58,21 +58,26 @@
  * the work.
  *
  * The workqueue. One for the module: alloc_workqueue("sroce",
- * WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_SYSFS).
+ * WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM | WQ_SYSFS), per CPU.
  *  - WQ_MEM_RECLAIM: storage ULPs (NVMe-oF, iSER, SRP, NFS/RDMA) write
  *    pages back over RDMA during memory reclaim, so the engines must make
  *    progress when no worker can be created; it gives the queue a rescuer
  *    thread. It also keeps the workqueue core quiet when such a ULP's
  *    reclaim work flushes ours (check_flush_dependency()).
- *  - WQ_UNBOUND: an engine is CPU-bound (copies, ICRC) and runs up to
- *    SROCE_TASK_BUDGET calls per dispatch; on a per-CPU queue it would hold
- *    up every other QP queued on the CPU that received the packet, while
- *    unbound workers let the scheduler spread QPs over CPUs.
- *  - WQ_SYSFS: /sys/devices/virtual/workqueue/sroce/{cpumask,nice} let an
- *    administrator pin the engines or raise their priority without a
- *    rebuild. WQ_HIGHPRI is left out: a nice -20 worker running copies
- *    would starve the very applications it serves; `nice` can be set
- *    through sysfs if measurements say otherwise.
+ *  - Per CPU, one CPU per QP: the three engines of a QP are dispatched on
+ *    the CPU sroce_task_pick_cpu() gave the QP (sroce_task_set_cpu()),
+ *    and the requester runs in the caller of post_send only when that is
+ *    the QP's CPU. A packet sent on a veth (or any netdev that hands it to
+ *    netif_rx()) waits in the sending CPU's backlog; packets of one QP
+ *    sent from two CPUs could overtake each other there. RC would pay for
+ *    that with a go-back-N, UC with a lost message. QPs are spread over
+ *    the online CPUs in turn.
+ *  - WQ_CPU_INTENSIVE: an engine is CPU-bound (copies, ICRC) and runs up
+ *    to SROCE_TASK_BUDGET calls per dispatch; without it, it would hold
+ *    up every other QP's engine queued on its CPU. WQ_HIGHPRI is left
+ *    out: a nice -20 worker running copies would starve the very
+ *    applications it serves.
+ *  - Tasklet mode cannot pin: a tasklet runs where it was scheduled.
  *
  * Choosing the mode. "sroce.exec=workqueue|tasklet" is read when a task
  * is initialised, so a change applies to QPs created afterwards and never
@@ -95,9 +100,13 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/bug.h>
+#include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/preempt.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -169,6 +178,8 @@ static void sroce_task_queue(struct sroce_task *t)
 	t->state = SROCE_TASK_SCHEDULED;
 	if (t->exec == SROCE_TASK_TASKLET)
 		tasklet_schedule(&t->tasklet);
+	else if (t->cpu != WORK_CPU_UNBOUND && cpu_online(t->cpu))
+		queue_work_on(t->cpu, sroce_task_wq, &t->work);
 	else
 		queue_work(sroce_task_wq, &t->work);
 }
@@ -302,6 +313,7 @@ void sroce_task_init_exec(struct sroce_task *t, const char *name,
 	t->dead = false;
 	t->yields = 0;
 	t->exec = exec;
+	t->cpu = WORK_CPU_UNBOUND;
 	t->fn = fn;
 	t->arg = arg;
 	t->name = name;
@@ -329,6 +341,36 @@ void sroce_task_init(struct sroce_task *t, const char *name,
 		     int (*fn)(void *arg), void *arg)
 {
 	sroce_task_init_exec(t, name, fn, arg, sroce_task_default_exec());
+}
+
+/**
+ * sroce_task_pick_cpu() - the CPU for the engines of a new QP
+ *
+ * Context: any.
+ * Return: the online CPUs in turn, one per call.
+ */
+int sroce_task_pick_cpu(void)
+{
+	static atomic_t next = ATOMIC_INIT(0);
+
+	return cpumask_local_spread(atomic_inc_return(&next), NUMA_NO_NODE);
+}
+
+/**
+ * sroce_task_set_cpu() - dispatch a task on one CPU
+ * @t: the task, initialised and never run
+ * @cpu: the CPU, from sroce_task_pick_cpu()
+ *
+ * In workqueue mode, every dispatch of @t runs on @cpu while it is
+ * online, and sroce_task_run() runs @t in its caller only on @cpu. In
+ * tasklet mode this changes nothing.
+ *
+ * Context: process context, before the task is first scheduled.
+ */
+void sroce_task_set_cpu(struct sroce_task *t, int cpu)
+{
+	if (t->exec == SROCE_TASK_WORKQUEUE)
+		t->cpu = cpu;
 }
 
 /**
@@ -393,7 +435,9 @@ bool sroce_task_delayed(struct sroce_task *t)
  * @t: the task
  *
  * An idle task runs its function in the caller, for up to
- * SROCE_TASK_BUDGET calls, and queues a dispatch if work remains. If the
+ * SROCE_TASK_BUDGET calls, and queues a dispatch if work remains; a task
+ * bound to a CPU (sroce_task_set_cpu()) does so only on that CPU, and is
+ * queued there from anywhere else. If the
  * function is running elsewhere, it runs once more when it returns; if a
  * run is queued, that run will do. The work function may call it on its
  * own task: that is a request for one more run, not a recursion.
@@ -408,12 +452,16 @@ void sroce_task_run(struct sroce_task *t)
 	bool run;
 
 	lockdep_assert_irqs_enabled();
+	/* A task bound to a CPU runs here only on that CPU, and stays. */
+	migrate_disable();
 	spin_lock_irqsave(&t->lock, flags);
-	run = sroce_task_request(t, true);
+	run = sroce_task_request(t, t->cpu == WORK_CPU_UNBOUND ||
+				 t->cpu == raw_smp_processor_id());
 	spin_unlock_irqrestore(&t->lock, flags);
 
 	if (run)
 		sroce_task_loop(t);
+	migrate_enable();
 }
 
 /**
@@ -511,9 +559,8 @@ void sroce_task_cleanup(struct sroce_task *t)
  */
 int sroce_task_module_init(void)
 {
-	sroce_task_wq = alloc_workqueue("sroce",
-					WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_SYSFS,
-					0);
+	sroce_task_wq = alloc_workqueue("sroce", WQ_CPU_INTENSIVE |
+					WQ_MEM_RECLAIM | WQ_SYSFS, 0);
 	if (!sroce_task_wq) {
 		pr_err("cannot allocate the sroce workqueue\n");
 		return -ENOMEM;

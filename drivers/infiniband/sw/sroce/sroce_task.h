@@ -68,6 +68,8 @@ enum sroce_task_state {
  * @pending: a run was asked for while disabled; enabling queues it
  * @dead: sroce_task_cleanup() was called; the task never runs again
  * @exec: where the function runs, fixed at sroce_task_init()
+ * @cpu: the CPU workqueue dispatches run on, or WORK_CPU_UNBOUND
+ *	(sroce_task_set_cpu())
  * @yields: dispatches that ended with work left (budget used up)
  * @idle_wait: sroce_task_disable() waits here for the function to return
  * @delay: a run asked for later (sroce_task_schedule_after())
@@ -84,6 +86,7 @@ struct sroce_task {
 	bool pending;
 	bool dead;
 	enum sroce_task_exec exec;
+	int cpu;
 	unsigned long yields;
 	wait_queue_head_t idle_wait;
 	struct timer_list delay;
@@ -108,6 +111,8 @@ void sroce_task_init(struct sroce_task *t, const char *name,
 void sroce_task_init_exec(struct sroce_task *t, const char *name,
 			  int (*fn)(void *arg), void *arg,
 			  enum sroce_task_exec exec);
+int sroce_task_pick_cpu(void);
+void sroce_task_set_cpu(struct sroce_task *t, int cpu);
 void sroce_task_schedule(struct sroce_task *t);
 void sroce_task_schedule_after(struct sroce_task *t, unsigned long ticks);
 bool sroce_task_delayed(struct sroce_task *t);
