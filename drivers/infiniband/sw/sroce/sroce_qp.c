@@ -350,7 +350,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 /* One CPU for the QP's engines: its packets leave in order. */
 static void sroce_qp_pin_engines(struct sroce_qp *qp)
 {
-	int cpu = sroce_task_pick_cpu();
+	int cpu = sroce_task_pick_cpu(qp->user);
 
 	sroce_task_set_cpu(&qp->req.task, cpu);
 	sroce_task_set_cpu(&qp->comp.task, cpu);

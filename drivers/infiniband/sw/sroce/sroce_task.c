@@ -345,14 +345,21 @@ void sroce_task_init(struct sroce_task *t, const char *name,
 
 /**
  * sroce_task_pick_cpu() - the CPU for the engines of a new QP
+ * @here: prefer the caller's CPU
+ *
+ * A user QP's engines go where its creator runs: the application posts
+ * from there, and its post_send then sends in the system call. Kernel
+ * QPs (a ULP makes many from one thread) are spread over the CPUs.
  *
  * Context: any.
- * Return: the online CPUs in turn, one per call.
+ * Return: the caller's CPU if @here, else the online CPUs in turn.
  */
-int sroce_task_pick_cpu(void)
+int sroce_task_pick_cpu(bool here)
 {
 	static atomic_t next = ATOMIC_INIT(0);
 
+	if (here)
+		return raw_smp_processor_id();
 	return cpumask_local_spread(atomic_inc_return(&next), NUMA_NO_NODE);
 }
 

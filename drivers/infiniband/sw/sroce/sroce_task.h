@@ -111,7 +111,7 @@ void sroce_task_init(struct sroce_task *t, const char *name,
 void sroce_task_init_exec(struct sroce_task *t, const char *name,
 			  int (*fn)(void *arg), void *arg,
 			  enum sroce_task_exec exec);
-int sroce_task_pick_cpu(void);
+int sroce_task_pick_cpu(bool here);
 void sroce_task_set_cpu(struct sroce_task *t, int cpu);
 void sroce_task_schedule(struct sroce_task *t);
 void sroce_task_schedule_after(struct sroce_task *t, unsigned long ticks);
