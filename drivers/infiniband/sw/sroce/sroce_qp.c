@@ -347,14 +347,10 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 		qp->p.qkey = SROCE_GSI_QKEY;
 }
 
-/* One CPU for the QP's engines: its packets leave in order. */
+/* One CPU for the QP's requester: its request packets leave in order. */
 static void sroce_qp_pin_engines(struct sroce_qp *qp)
 {
-	int cpu = sroce_task_pick_cpu(qp->user);
-
-	sroce_task_set_cpu(&qp->req.task, cpu);
-	sroce_task_set_cpu(&qp->comp.task, cpu);
-	sroce_task_set_cpu(&qp->resp.task, cpu);
+	sroce_task_set_cpu(&qp->req.task, sroce_task_pick_cpu(qp->user));
 }
 
 /* Stop the engines for good and free their state; process context. */

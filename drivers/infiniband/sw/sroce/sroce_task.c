@@ -57,26 +57,35 @@
  * for the same purpose, which also tells lockdep that disable() waits for
  * the work.
  *
- * The workqueue. One for the module: alloc_workqueue("sroce",
- * WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM | WQ_SYSFS), per CPU.
+ * The workqueues. Two for the module: "sroce" (WQ_UNBOUND |
+ * WQ_MEM_RECLAIM | WQ_SYSFS) for the completer and the responder, and
+ * "sroce_pinned" (per CPU, WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM) for the
+ * requester.
  *  - WQ_MEM_RECLAIM: storage ULPs (NVMe-oF, iSER, SRP, NFS/RDMA) write
  *    pages back over RDMA during memory reclaim, so the engines must make
- *    progress when no worker can be created; it gives the queue a rescuer
- *    thread. It also keeps the workqueue core quiet when such a ULP's
- *    reclaim work flushes ours (check_flush_dependency()).
- *  - Per CPU, one CPU per QP: the three engines of a QP are dispatched on
- *    the CPU sroce_task_pick_cpu() gave the QP (sroce_task_set_cpu()),
- *    and the requester runs in the caller of post_send only when that is
- *    the QP's CPU. A packet sent on a veth (or any netdev that hands it to
- *    netif_rx()) waits in the sending CPU's backlog; packets of one QP
- *    sent from two CPUs could overtake each other there. RC would pay for
- *    that with a go-back-N, UC with a lost message. QPs are spread over
- *    the online CPUs in turn.
- *  - WQ_CPU_INTENSIVE: an engine is CPU-bound (copies, ICRC) and runs up
- *    to SROCE_TASK_BUDGET calls per dispatch; without it, it would hold
- *    up every other QP's engine queued on its CPU. WQ_HIGHPRI is left
- *    out: a nice -20 worker running copies would starve the very
- *    applications it serves.
+ *    progress when no worker can be created; it gives each queue a
+ *    rescuer thread. It also keeps the workqueue core quiet when such a
+ *    ULP's reclaim work flushes ours (check_flush_dependency()).
+ *  - The requester runs on one CPU (sroce_task_set_cpu()): its
+ *    dispatches go to that CPU, and it runs in the caller of post_send
+ *    only on that CPU. A packet sent on a veth (or any netdev that hands
+ *    it to netif_rx()) waits in the sending CPU's backlog; request packets
+ *    of one QP sent from two CPUs overtook each other there, which cost
+ *    RC a go-back-N and UC the message. A user QP's requester gets its
+ *    creator's CPU, where the application posts from; kernel QPs are
+ *    spread over the CPUs (sroce_task_pick_cpu()). WQ_CPU_INTENSIVE keeps
+ *    a long requester run from holding up the other work of its CPU.
+ *  - WQ_UNBOUND for the rest: an engine is CPU-bound (copies, ICRC) and
+ *    runs up to SROCE_TASK_BUDGET calls per dispatch; unbound workers let
+ *    the scheduler spread the completers and responders over the CPUs.
+ *    Pinning them as well (one CPU for all three engines of a QP) was
+ *    measured: it halved bandwidth on two vCPUs, as both ends of a
+ *    connection could end up on one CPU. Responses may still overtake
+ *    each other; the completer's recovery rules deal with that.
+ *  - WQ_SYSFS: /sys/devices/virtual/workqueue/sroce/{cpumask,nice} let an
+ *    administrator confine the unbound engines without a rebuild.
+ *    WQ_HIGHPRI is left out: a nice -20 worker running copies would
+ *    starve the very applications it serves.
  *  - Tasklet mode cannot pin: a tasklet runs where it was scheduled.
  *
  * Choosing the mode. "sroce.exec=workqueue|tasklet" is read when a task
@@ -116,6 +125,7 @@
 #define SROCE_TASK_STALL	(10 * HZ)
 
 static struct workqueue_struct *sroce_task_wq;
+static struct workqueue_struct *sroce_task_pinned_wq;
 
 static const char * const sroce_task_exec_names[] = {
 	[SROCE_TASK_WORKQUEUE] = "workqueue",
@@ -178,10 +188,12 @@ static void sroce_task_queue(struct sroce_task *t)
 	t->state = SROCE_TASK_SCHEDULED;
 	if (t->exec == SROCE_TASK_TASKLET)
 		tasklet_schedule(&t->tasklet);
-	else if (t->cpu != WORK_CPU_UNBOUND && cpu_online(t->cpu))
-		queue_work_on(t->cpu, sroce_task_wq, &t->work);
-	else
+	else if (t->cpu == WORK_CPU_UNBOUND)
 		queue_work(sroce_task_wq, &t->work);
+	else if (cpu_online(t->cpu))
+		queue_work_on(t->cpu, sroce_task_pinned_wq, &t->work);
+	else
+		queue_work(sroce_task_pinned_wq, &t->work);
 }
 
 /*
@@ -344,12 +356,12 @@ void sroce_task_init(struct sroce_task *t, const char *name,
 }
 
 /**
- * sroce_task_pick_cpu() - the CPU for the engines of a new QP
+ * sroce_task_pick_cpu() - the CPU for the requester of a new QP
  * @here: prefer the caller's CPU
  *
- * A user QP's engines go where its creator runs: the application posts
- * from there, and its post_send then sends in the system call. Kernel
- * QPs (a ULP makes many from one thread) are spread over the CPUs.
+ * A user QP's requester goes where its creator runs: the application
+ * posts from there, and its post_send then sends in the system call.
+ * Kernel QPs (a ULP makes many from one thread) are spread over the CPUs.
  *
  * Context: any.
  * Return: the caller's CPU if @here, else the online CPUs in turn.
@@ -558,7 +570,7 @@ void sroce_task_cleanup(struct sroce_task *t)
 }
 
 /**
- * sroce_task_module_init() - create the module's workqueue
+ * sroce_task_module_init() - create the module's workqueues
  *
  * Return: 0 or -ENOMEM.
  *
@@ -566,13 +578,24 @@ void sroce_task_cleanup(struct sroce_task *t)
  */
 int sroce_task_module_init(void)
 {
-	sroce_task_wq = alloc_workqueue("sroce", WQ_CPU_INTENSIVE |
-					WQ_MEM_RECLAIM | WQ_SYSFS, 0);
-	if (!sroce_task_wq) {
-		pr_err("cannot allocate the sroce workqueue\n");
-		return -ENOMEM;
-	}
+	sroce_task_wq = alloc_workqueue("sroce",
+					WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_SYSFS,
+					0);
+	if (!sroce_task_wq)
+		goto err_nomem;
+	sroce_task_pinned_wq = alloc_workqueue("sroce_pinned",
+					       WQ_CPU_INTENSIVE |
+					       WQ_MEM_RECLAIM, 0);
+	if (!sroce_task_pinned_wq)
+		goto err_destroy_wq;
 	return 0;
+
+err_destroy_wq:
+	destroy_workqueue(sroce_task_wq);
+	sroce_task_wq = NULL;
+err_nomem:
+	pr_err("cannot allocate the sroce workqueues\n");
+	return -ENOMEM;
 }
 
 /**
@@ -592,13 +615,15 @@ void sroce_task_defer(struct work_struct *work)
 }
 
 /**
- * sroce_task_module_exit() - destroy the module's workqueue
+ * sroce_task_module_exit() - destroy the module's workqueues
  *
  * Context: module exit, after every device (hence every QP and its
  * tasks) is gone.
  */
 void sroce_task_module_exit(void)
 {
+	destroy_workqueue(sroce_task_pinned_wq);
+	sroce_task_pinned_wq = NULL;
 	destroy_workqueue(sroce_task_wq);
 	sroce_task_wq = NULL;
 }
