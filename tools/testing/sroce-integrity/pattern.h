@@ -78,6 +78,11 @@ void pat_fill(uint8_t *slot, const struct pat_layout *l, uint32_t seq,
 void pat_check(const uint8_t *slot, size_t slot_len,
 	       const struct pat_layout *l, uint32_t seq, uint32_t len,
 	       struct pat_result *r);
+void pat_check_partial(const uint8_t *slot, size_t slot_len,
+		       const struct pat_layout *l, uint32_t seq, uint32_t len,
+		       struct pat_result *r);
+size_t pat_clean_stale(uint8_t *slot, const struct pat_layout *l,
+		       uint32_t len, uint32_t lo, uint32_t hi);
 void pat_restore(uint8_t *slot, size_t slot_len, const struct pat_layout *l,
 		 uint32_t len);
 void pat_describe(const struct pat_result *r, const uint8_t *slot,

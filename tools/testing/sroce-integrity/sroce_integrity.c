@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce_integrity: move data over one RC QP pair between two RDMA devices
- * and verify every byte on the receiving side.
+ * sroce_integrity: move data over one RC or UC QP pair between two RDMA
+ * devices and verify every byte on the receiving side.
  *
  * Copyright (c) 2026 The sroce authors
  *
  * One process opens both devices: side A is the requester, side B the
  * responder.  Each message carries a pattern keyed by (sequence number,
  * byte offset) and is gathered from / scattered into several SGEs at zero
- * and odd offsets, with canary bytes around them.  See README.
+ * and odd offsets, with canary bytes around them.  On UC every message
+ * names itself (its immediate is its seq): lost messages are counted
+ * against a budget, every delivered one is checked in full.  See README.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +32,10 @@
 enum op_kind { OP_SEND, OP_WRITE, OP_READ, OP_ATOMIC };
 static const char *const op_names[] = { "send", "write", "read", "atomic" };
 
+/* Transport of the QP pair (UD is a later step: the names stay open). */
+enum qp_kind { QPK_RC, QPK_UC };
+static const char *const qp_names[] = { "rc", "uc" };
+
 #define ATOMIC_TARGETS	4
 #define ATOMIC_STRIDE	64
 #define SEND_IMM_SALT	0x5eedu
@@ -47,6 +53,9 @@ struct opts {
 	unsigned int timeout, retry, rnr_retry, watchdog;
 	uint32_t psn;
 	int verbose;
+	enum qp_kind qpt;
+	double loss_pct;	/* UC: most messages that may be lost, % */
+	unsigned int quiet_ms;	/* UC: silence after which missing seqs are lost */
 };
 
 struct side {
@@ -91,6 +100,12 @@ struct run {
 	uint64_t model[ATOMIC_TARGETS];
 	struct timespec last_progress;
 	int failed;
+	/*
+	 * UC: r->verified counts accounted messages (delivered or declared
+	 * lost); last_seq is the highest seq delivered, -1 before the first.
+	 */
+	uint64_t delivered, lost, dups, late;
+	int64_t last_seq;
 };
 
 /* Counters whose deltas the summary line reports, per device. */
@@ -173,6 +188,11 @@ static uint8_t *slot_base(struct side *sd, const struct run *r, uint64_t n)
 	return sd->buf + (n % r->o.depth) * r->span;
 }
 
+static int is_uc(const struct run *r)
+{
+	return r->o.qpt == QPK_UC;
+}
+
 /* ------------------------------------------------------------------ */
 /* Counters */
 
@@ -224,7 +244,7 @@ static void setup_side(struct run *r, struct side *sd, int gid_index)
 	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	struct ibv_qp_init_attr qia = {
-		.qp_type = IBV_QPT_RC,
+		.qp_type = r->o.qpt == QPK_UC ? IBV_QPT_UC : IBV_QPT_RC,
 		.sq_sig_all = 0,
 		.cap = {
 			.max_send_wr = r->o.depth,
@@ -328,6 +348,48 @@ static void connect_qp(struct run *r, struct side *me, struct side *peer,
 		die("%s: to RTS: %s", me->name, strerror(err));
 }
 
+/*
+ * UC: the attributes ib_core allows for a UC QP and no more (no timeout,
+ * retry, RNR or RDMA READ/atomic resources: UC has none of them).
+ */
+static void connect_uc(struct run *r, struct side *me, struct side *peer,
+		       int my_gid, uint32_t my_psn, uint32_t peer_psn)
+{
+	struct ibv_qp_attr a;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (err)
+		die("%s: UC QP to INIT: %s", me->name, strerror(err));
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = ib_mtu(r->o.mtu);
+	a.dest_qp_num = peer->qp->qp_num;
+	a.rq_psn = peer_psn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = peer->gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)my_gid;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
+	if (err)
+		die("%s: UC QP to RTR: %s", me->name, strerror(err));
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = my_psn;
+	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (err)
+		die("%s: UC QP to RTS: %s", me->name, strerror(err));
+}
+
 /* ------------------------------------------------------------------ */
 /* Responder receives */
 
@@ -424,7 +486,11 @@ static void prep_data(struct run *r, struct req_slot *q, struct ibv_send_wr *wr,
 	switch (r->o.op) {
 	case OP_SEND:
 		pat_fill(base, &q->lay, q->seq, q->len);
-		if (q->seq & 1) {
+		if (is_uc(r)) {
+			/* a receive WQE number says nothing on UC: name it */
+			wr->opcode = IBV_WR_SEND_WITH_IMM;
+			wr->imm_data = htonl(q->seq);
+		} else if (q->seq & 1) {
 			wr->opcode = IBV_WR_SEND_WITH_IMM;
 			wr->imm_data = htonl(q->seq ^ SEND_IMM_SALT);
 		} else {
@@ -434,7 +500,7 @@ static void prep_data(struct run *r, struct req_slot *q, struct ibv_send_wr *wr,
 	case OP_WRITE:
 		pat_fill(base, &q->lay, q->seq, q->len);
 		/* plain WRITEs; every odd one and the last carry the seq */
-		if ((q->seq & 1) || last) {
+		if ((q->seq & 1) || last || is_uc(r)) {
 			wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 			wr->imm_data = htonl(q->seq);
 		} else {
@@ -477,6 +543,12 @@ static int post_one(struct run *r)
 	else
 		prep_data(r, q, &wr, sge, last);
 	q->signaled = last || seq % r->o.sig_every == r->o.sig_every - 1;
+	/*
+	 * UC: the WR that fills the receive window is signaled, so that
+	 * "everything posted has completed" is known when the window stalls.
+	 */
+	if (is_uc(r) && seq + 1 >= r->verified + r->o.depth)
+		q->signaled = 1;
 	if (q->signaled)
 		wr.send_flags = IBV_SEND_SIGNALED;
 	err = ibv_post_send(r->s[0].qp, &wr, &bad);
@@ -654,6 +726,147 @@ static int recv_send(struct run *r, const struct ibv_wc *wc)
 	return 0;
 }
 
+/*
+ * UC: declare messages r->verified..@upto-1 lost.  A WRITE that was dropped
+ * may have landed in part: what landed must be right, and its slot is
+ * reset for the message that reuses it.  (A SEND's remains stay in the
+ * receive WQE it was being scattered into: see uc_check_send().)
+ */
+static int uc_lose(struct run *r, uint64_t upto)
+{
+	struct pat_result res;
+	uint64_t k;
+
+	for (k = r->verified; k < upto; k++) {
+		if (r->o.op == OP_WRITE) {
+			uint8_t *base = slot_base(&r->s[1], r, k);
+			uint32_t len = msg_len(r, (uint32_t)k);
+			struct pat_layout one = {
+				.n = 1, .p = { { remote_off((uint32_t)k), len } },
+			};
+
+			pat_check_partial(base, r->span, &one, (uint32_t)k, len, &res);
+			if (!res.ok)
+				return report_bad(r, "lost UC WRITE (responder, the part that landed)",
+						  (uint32_t)k, len, base, &res);
+			pat_restore(base, r->span, &one, len);
+		}
+		r->lost++;
+		if (r->o.verbose)
+			fprintf(stderr, "sroce_integrity: message %" PRIu64 " lost\n", k);
+	}
+	if (upto > r->verified)
+		r->verified = upto;
+	return 0;
+}
+
+/*
+ * UC SEND: message @seq landed in receive WQE #@n.  The WQE may have taken
+ * part of messages dropped since the last delivered one before it was
+ * reused; past the end of @seq, bytes those messages put there are allowed.
+ */
+static int uc_check_send(struct run *r, uint64_t n, uint32_t seq, uint32_t len, int dup)
+{
+	struct rcv_slot *rs = &r->rv[n % r->o.depth];
+	uint8_t *base = slot_base(&r->s[1], r, n);
+	uint32_t lo = (uint32_t)(r->last_seq + 1);
+	struct pat_result res;
+	size_t cleaned = 0;
+
+	if (!dup && lo < seq)
+		cleaned = pat_clean_stale(base, &rs->lay, len, lo, seq);
+	pat_check(base, r->span, &rs->lay, seq, len, &res);
+	if (!res.ok)
+		return report_bad(r, "UC SEND (responder)", seq, len, base, &res);
+	if (cleaned)
+		memset(base, PAT_CANARY, r->span);
+	else
+		pat_restore(base, r->span, &rs->lay, len);
+	return 0;
+}
+
+/*
+ * UC WRITE_WITH_IMM: message @seq in its own slot.  A duplicate may have
+ * landed again before or after the first copy was checked and the slot
+ * reset, and a late one (declared lost) before or after its slot was reset,
+ * so these are held to the partial check (whatever is there is right).
+ */
+static int uc_check_write(struct run *r, uint32_t seq, uint32_t len, int dup)
+{
+	uint8_t *base = slot_base(&r->s[1], r, seq);
+	struct pat_layout one = { .n = 1, .p = { { remote_off(seq), len } } };
+	struct pat_result res;
+
+	if (seq < r->verified && seq + r->o.depth < r->posted) {
+		fail(r, "responder: WRITE seq %u delivered after it was declared lost and its slot reused (raise -I)",
+		     seq);
+		return -1;
+	}
+	if (dup || seq < r->verified)
+		pat_check_partial(base, r->span, &one, seq, len, &res);
+	else
+		pat_check(base, r->span, &one, seq, len, &res);
+	if (!res.ok)
+		return report_bad(r, dup ? "UC WRITE duplicate (responder)" :
+				  "UC WRITE (responder)", seq, len, base, &res);
+	pat_restore(base, r->span, &one, len);
+	return 0;
+}
+
+/*
+ * UC: a receive completion is one delivered message, named by its
+ * immediate.  Seqs must rise; the same seq again is a duplicate (allowed on
+ * UC, counted, checked); seqs skipped over are lost.  A seq that was
+ * declared lost after the quiet period and arrives after all is late.
+ */
+static int uc_recv(struct run *r, const struct ibv_wc *wc)
+{
+	enum ibv_wc_opcode want = r->o.op == OP_SEND ? IBV_WC_RECV :
+				  IBV_WC_RECV_RDMA_WITH_IMM;
+	uint32_t seq, len;
+	int dup, err;
+
+	if (wc->opcode != want || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		fail(r, "responder: receive #%" PRIu64 " opcode %d flags 0x%x, want %s with an immediate",
+		     wc->wr_id, wc->opcode, wc->wc_flags,
+		     r->o.op == OP_SEND ? "RECV" : "RECV_RDMA_WITH_IMM");
+		return -1;
+	}
+	seq = ntohl(wc->imm_data);
+	if (seq >= r->posted || (int64_t)seq < r->last_seq) {
+		fail(r, "responder: UC message %u delivered %s (last delivered %" PRId64
+		     ", posted %" PRIu64 ")", seq,
+		     seq >= r->posted ? "but never posted" : "out of order",
+		     r->last_seq, r->posted);
+		return -1;
+	}
+	dup = (int64_t)seq == r->last_seq;
+	len = msg_len(r, seq);
+	if (wc->byte_len != len) {
+		fail(r, "responder: UC message %u byte_len %u, want %u", seq,
+		     wc->byte_len, len);
+		return -1;
+	}
+	err = r->o.op == OP_SEND ? uc_check_send(r, wc->wr_id, seq, len, dup) :
+				   uc_check_write(r, seq, len, dup);
+	if (err)
+		return err;
+	if (dup) {
+		r->dups++;
+		return 0;
+	}
+	if (seq < r->verified) {
+		r->lost--;
+		r->late++;
+	} else if (uc_lose(r, seq)) {
+		return -1;
+	}
+	r->verified = r->verified > seq + 1 ? r->verified : seq + 1;
+	r->last_seq = seq;
+	r->delivered++;
+	return 0;
+}
+
 static int rsp_completion(struct run *r, const struct ibv_wc *wc)
 {
 	int err;
@@ -672,7 +885,10 @@ static int rsp_completion(struct run *r, const struct ibv_wc *wc)
 		     PRIu64 ")", wc->wr_id, r->recvs_done);
 		return -1;
 	}
-	err = r->o.op == OP_SEND ? recv_send(r, wc) : recv_write(r, wc);
+	if (is_uc(r))
+		err = uc_recv(r, wc);
+	else
+		err = r->o.op == OP_SEND ? recv_send(r, wc) : recv_write(r, wc);
 	if (err)
 		return err;
 	r->recvs_done++;
@@ -748,10 +964,25 @@ static void progress_dump(struct run *r, const char *why)
 	     r->recvs_posted, r->recvs_done, why);
 }
 
+/*
+ * UC: everything posted has completed on the requester and nothing has
+ * arrived for the quiet period: the tail of the burst is lost.
+ */
+static int uc_quiet(struct run *r, double idle)
+{
+	if (!is_uc(r) || r->posted <= r->verified || r->completed < r->posted ||
+	    idle * 1000 < r->o.quiet_ms)
+		return 0;
+	if (r->o.verbose)
+		fprintf(stderr, "sroce_integrity: %.0f ms quiet: messages %" PRIu64
+			"..%" PRIu64 " lost\n", idle * 1000, r->verified, r->posted - 1);
+	return uc_lose(r, r->posted) ? -1 : 1;
+}
+
 static int run_loop(struct run *r)
 {
 	double last = now_s(), t;
-	int n;
+	int n, ms = 200;
 
 	for (;;) {
 		while ((n = post_one(r)) > 0)
@@ -768,11 +999,20 @@ static int run_loop(struct run *r)
 		}
 		if (finished(r))
 			return 0;
+		n = uc_quiet(r, t - last);
+		if (n < 0)
+			return -1;
+		if (n > 0) {
+			last = t;
+			continue;
+		}
 		if (t - last > r->o.watchdog) {
 			progress_dump(r, "no completion within the watchdog");
 			return -1;
 		}
-		if (wait_events(r, 200))
+		if (is_uc(r) && r->o.quiet_ms < 200)
+			ms = (int)r->o.quiet_ms;
+		if (wait_events(r, ms))
 			return -1;
 	}
 }
@@ -840,10 +1080,33 @@ static enum op_kind parse_op(const char *s)
 	die("unknown opcode '%s'", s);
 }
 
+static enum qp_kind parse_qp(const char *s)
+{
+	int i;
+
+	for (i = QPK_RC; i <= QPK_UC; i++)
+		if (!strcmp(s, qp_names[i]))
+			return (enum qp_kind)i;
+	if (!strcmp(s, "ud"))
+		die("-Q ud is not implemented yet");
+	die("unknown QP type '%s' (rc or uc)", s);
+}
+
+static double parse_pct(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= 0 && v <= 100))
+		die("bad loss budget '%s' (0..100)", s);
+	return v;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sroce_integrity -a DEV -b DEV -g GIDIDX -G GIDIDX -o send|write|read|atomic\n"
+		"                       [-Q rc|uc] [options]\n"
 		"  -n BYTES     volume (K/M/G suffixes; default 1G)\n"
 		"  -c COUNT     atomic operations (default 100000)\n"
 		"  -s SIZE      message size (default 64K; with -x the largest size, default 256K)\n"
@@ -857,6 +1120,10 @@ static void usage(void)
 		"  -R N         rnr_retry (default 7)\n"
 		"  -w SECONDS   progress watchdog (default 30)\n"
 		"  -p PSN       first PSN (default 0xfffff0: wraps at once)\n"
+		"  -Q rc|uc     transport (default rc); -u is -Q uc.  UC: send and write only,\n"
+		"               -t/-r/-R do not apply\n"
+		"  -L PCT       UC: most messages that may be lost, in %% (default 0)\n"
+		"  -I MS        UC: quiet period before missing messages are lost (default 200)\n"
 		"  -v           verbose\n"
 		"  -T           self-test of the pattern checker (no devices)\n");
 	exit(2);
@@ -871,8 +1138,9 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		.count = 100000, .size = 65536, .depth = 16, .sges = 4,
 		.sig_every = 4, .mtu = 4096, .timeout = 14, .retry = 7,
 		.rnr_retry = 7, .watchdog = 30, .psn = 0xfffff0,
+		.qpt = QPK_RC, .loss_pct = 0, .quiet_ms = 200,
 	};
-	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:p:vTh")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:p:Q:uL:I:vTh")) != -1) {
 		switch (c) {
 		case 'a': o->dev[0] = optarg; break;
 		case 'b': o->dev[1] = optarg; break;
@@ -894,6 +1162,10 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'R': o->rnr_retry = (unsigned int)atoi(optarg); break;
 		case 'w': o->watchdog = (unsigned int)atoi(optarg); break;
 		case 'p': o->psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
+		case 'Q': o->qpt = parse_qp(optarg); break;
+		case 'u': o->qpt = QPK_UC; break;
+		case 'L': o->loss_pct = parse_pct(optarg); break;
+		case 'I': o->quiet_ms = (unsigned int)atoi(optarg); break;
 		case 'v': o->verbose = 1; break;
 		case 'T':
 			if (pat_selftest())
@@ -917,6 +1189,11 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		die("-x needs -s of at least 4 path MTUs");
 	if (!o->sig_every || o->sig_every > o->depth)
 		o->sig_every = o->depth;
+	if (o->qpt == QPK_UC && (o->op == OP_READ || o->op == OP_ATOMIC))
+		die("-o %s needs RC: a UC QP has no RDMA READ or atomics (use send or write)",
+		    op_names[o->op]);
+	if (o->qpt == QPK_UC && (!o->quiet_ms || o->quiet_ms > 1000 * o->watchdog))
+		die("-I must be 1 ms..the watchdog (-w)");
 }
 
 /* ------------------------------------------------------------------ */
@@ -959,16 +1236,35 @@ static void summary(struct run *r, double secs)
 	if (r->o.op != OP_ATOMIC)
 		for (i = 0; i < r->completed; i++)
 			bytes += msg_len(r, i);
-	printf("sroce_integrity: op=%s mtu=%d size=%s%u sges=%u depth=%u bytes=%" PRIu64
+	printf("sroce_integrity: op=%s", op_names[r->o.op]);
+	if (r->o.qpt != QPK_RC)
+		printf(" qp=%s", qp_names[r->o.qpt]);
+	printf(" mtu=%d size=%s%u sges=%u depth=%u bytes=%" PRIu64
 	       " msgs=%" PRIu64 " secs=%.1f MB/s=%.1f retries=%" PRIu64 " timeouts=%" PRIu64
 	       " seq_naks=%" PRIu64 " dup=%" PRIu64 " oos=%" PRIu64 " rnr=%" PRIu64
-	       " icrc_err=%" PRIu64 " malformed=%" PRIu64 " result=%s\n",
-	       op_names[r->o.op], r->o.mtu, r->o.mixed ? "1.." : "", r->o.size, r->o.sges,
+	       " icrc_err=%" PRIu64 " malformed=%" PRIu64,
+	       r->o.mtu, r->o.mixed ? "1.." : "", r->o.size, r->o.sges,
 	       r->o.depth, bytes, r->completed, secs, secs > 0 ? bytes / secs / 1e6 : 0.0,
 	       d[0][C_TIMEOUT] + d[0][C_SEQNAK], d[0][C_TIMEOUT], d[0][C_SEQNAK],
 	       d[1][C_DUP], d[1][C_OOS], d[0][C_RNR],
-	       d[0][C_ICRC] + d[1][C_ICRC], d[0][C_MALFORMED] + d[1][C_MALFORMED],
-	       r->failed ? "FAIL" : "PASS");
+	       d[0][C_ICRC] + d[1][C_ICRC], d[0][C_MALFORMED] + d[1][C_MALFORMED]);
+	if (is_uc(r))
+		printf(" delivered=%" PRIu64 " lost=%" PRIu64 " dups=%" PRIu64
+		       " late=%" PRIu64, r->delivered, r->lost, r->dups, r->late);
+	printf(" result=%s\n", r->failed ? "FAIL" : "PASS");
+}
+
+/* UC: every message delivered or lost, some delivered, losses in budget. */
+static void uc_verdict(struct run *r)
+{
+	if (r->delivered + r->lost != r->nmsgs)
+		fail(r, "UC accounting: %" PRIu64 " delivered + %" PRIu64
+		     " lost != %" PRIu64 " messages", r->delivered, r->lost, r->nmsgs);
+	else if (!r->delivered)
+		fail(r, "UC: not one of %" PRIu64 " messages was delivered", r->nmsgs);
+	else if (r->lost * 100.0 > r->o.loss_pct * r->nmsgs)
+		fail(r, "UC: %" PRIu64 " of %" PRIu64 " messages lost (%.2f%%), over the -L budget of %g%%",
+		     r->lost, r->nmsgs, r->lost * 100.0 / r->nmsgs, r->o.loss_pct);
 }
 
 int main(int argc, char **argv)
@@ -984,6 +1280,7 @@ int main(int argc, char **argv)
 	r->maxlen = r->o.op == OP_ATOMIC ? 8 : r->o.size;
 	r->span = r->o.op == OP_ATOMIC ? ATOMIC_STRIDE :
 		  (pat_layout_span(r->maxlen, r->o.sges) + 63) & ~(size_t)63;
+	r->last_seq = -1;
 	r->rq = calloc(r->o.depth, sizeof(*r->rq));
 	r->rv = calloc(r->o.depth, sizeof(*r->rv));
 	if (!r->rq || !r->rv)
@@ -1003,10 +1300,17 @@ int main(int argc, char **argv)
 		memcpy(r->s[1].buf + r->o.depth * r->span + i * ATOMIC_STRIDE,
 		       &r->model[i], 8);
 	}
-	connect_qp(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
-		   (r->o.psn + 0x1234) & 0xffffff, rd_atomic);
-	connect_qp(r, &r->s[1], &r->s[0], r->o.gid[1], (r->o.psn + 0x1234) & 0xffffff,
-		   r->o.psn, rd_atomic);
+	if (is_uc(r)) {
+		connect_uc(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
+			   (r->o.psn + 0x1234) & 0xffffff);
+		connect_uc(r, &r->s[1], &r->s[0], r->o.gid[1],
+			   (r->o.psn + 0x1234) & 0xffffff, r->o.psn);
+	} else {
+		connect_qp(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
+			   (r->o.psn + 0x1234) & 0xffffff, rd_atomic);
+		connect_qp(r, &r->s[1], &r->s[0], r->o.gid[1],
+			   (r->o.psn + 0x1234) & 0xffffff, r->o.psn, rd_atomic);
+	}
 	if (r->o.op == OP_SEND || r->o.op == OP_WRITE)
 		for (i = 0; i < r->o.depth; i++)
 			if (post_recv(r))
@@ -1022,6 +1326,8 @@ int main(int argc, char **argv)
 		secs = now_s() - t0;
 		if (!check_quiet(r) && r->o.op == OP_ATOMIC)
 			check_atomic_targets(r);
+		if (!r->failed && is_uc(r))
+			uc_verdict(r);
 	} else {
 		secs = now_s() - t0;
 	}

@@ -14,14 +14,28 @@
 #   3. one SEND run with netem corrupt: the ICRC check must drop and count
 #      the corrupted frames (icrc_err rises) and the data still verify.
 #
+# and the same tool over one UC QP pair (-u: SEND_WITH_IMM and
+# WRITE_WITH_IMM only, each message named by its immediate):
+#
+#   4. uc-send-4096, uc-write-4096 (64 KiB messages) and uc-send-1024-mixed
+#      on the clean veth, with a loss budget of 0: every message must arrive
+#      and verify;
+#   5. uc-send-4096-netem, uc-write-4096-netem in the netem block of 2.: a
+#      lost packet drops the rest of its message with no retry, so messages
+#      are lost (within the -L budget, and at least one, else the drop path
+#      never ran), and every message delivered must still be exact.
+#
 #   veth0 (10.0.0.1) <-- veth pair, netdev MTU 9000 --> veth1 (10.0.0.2)
 #     sroce0 (requester)                                  sroce1 (responder)
 #
 # Volumes are variables below; each can be overridden from the host with
 #   run.sh --append "sroce_integrity.<name>=<size>" integrity
 # (e.g. sroce_integrity.clean=64M), and sroce_integrity.type=rxe runs the
-# same on rdma_rxe (a check of the tool itself).  The summary lines and a
-# table of times land in $SROCE_RESULTS/integrity-summary.txt.
+# same on rdma_rxe (a check of the tool itself).  sroce_integrity.only=ERE
+# runs only the runs whose tag matches (e.g. only=uc), and
+# sroce_integrity.uc_loss=PCT sets the UC netem runs' loss budget.  UC
+# clean runs move $SMALL each, UC netem runs $CORRUPT.  The summary lines
+# land in $SROCE_RESULTS/integrity-summary.txt.
 #
 # sroce-vm: build-prog sroce-integrity
 # sroce-vm: timeout 1500
@@ -59,6 +73,7 @@ ATOMICS=$(cmdline_var atomics "$ATOMICS")
 NETEM_ATOMICS=$(cmdline_var netem_atomics "$NETEM_ATOMICS")
 TYPE=$(cmdline_var type sroce)
 RUN_TIMEOUT=$(cmdline_var run_timeout 600)
+UC_LOSS=$(cmdline_var uc_loss 30)		# UC netem runs: loss budget, %
 ONLY=$(cmdline_var only "")			# ERE of run tags to run (default all)
 IMPAIR=(delay 1ms reorder 10% 50% loss 1% duplicate 1%)
 
@@ -148,6 +163,10 @@ for op in send write read; do
 	integ "$op-1024-mixed" -o "$op" -m 1024 -n "$SMALL" -x -s 256K -e 7 || true
 done
 integ atomic-1024 -o atomic -m 1024 -c "$ATOMICS" -q 32 || true
+for op in send write; do
+	integ "uc-$op-4096" -u -o "$op" -m 4096 -n "$SMALL" -s 64K -e 4 -L 0 || true
+done
+integ uc-send-1024-mixed -u -o send -m 1024 -n "$SMALL" -x -s 256K -e 7 -L 0 || true
 sroce_log "clean runs took $((SECONDS - t0)) s"
 
 t0=$SECONDS
@@ -159,6 +178,10 @@ for op in send write read; do
 done
 integ atomic-4096-netem -o atomic -m 4096 -c "$NETEM_ATOMICS" -t 12 -w 60 &&
 	expect_moved retries
+for op in send write; do
+	integ "uc-$op-4096-netem" -u -o "$op" -m 4096 -n "$CORRUPT" -s 64K -e 4 \
+		-L "$UC_LOSS" -w 60 && expect_moved lost
+done
 unimpair
 sroce_log "netem runs took $((SECONDS - t0)) s"
 
