@@ -80,7 +80,10 @@ static void sroce_resp_uc_abandon(struct sroce_qp *qp)
 	resp->prev = NULL;
 }
 
-/* The message of @pkt is lost: drop the rest of it. */
+/*
+ * The message of @pkt is lost: drop the rest of it. The ePSN moves past
+ * @pkt, so that only a PSN gap counts as out of sequence.
+ */
 static void sroce_resp_uc_lose(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
@@ -90,6 +93,7 @@ static void sroce_resp_uc_lose(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				SROCE_CNT_DROPPED_UC_MSG);
 	sroce_resp_uc_abandon(qp);
 	resp->uc_drop = !sroce_opcode_ends_msg(pkt->info);
+	WRITE_ONCE(resp->psn, sroce_psn_next(pkt->psn));
 }
 
 /* Check the packet's place in the stream; false if it is dropped. */
