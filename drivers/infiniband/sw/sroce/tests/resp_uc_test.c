@@ -894,12 +894,8 @@ static void resp_uc_request_test(struct kunit *test)
  * rule at the top of sroce_resp_uc.c: "every PSN gap"): a packet that
  * comes right after the previous one is in sequence, even when the
  * previous one was dropped or could not be executed.
- *
- * KNOWN FAILURE at 59b2142: the ePSN stays at a packet that is dropped
- * or fails, so every later packet of the lost message, and the first
- * packet of the next message, count as out of sequence too (e.g. a
- * WRITE ONLY with a bad rkey at PSN 100, then a WRITE ONLY with
- * immediate at 101: out_of_seq_request 1, no gap).
+ * (Before the ePSN moved past a dropped packet, every later packet of a
+ * lost message and the first of the next one counted too.)
  */
 static void resp_uc_oos_test(struct kunit *test)
 {
