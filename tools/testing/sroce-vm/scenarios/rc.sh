@@ -15,9 +15,10 @@ source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=rc
 
-# pingpong SIZE ITERS MTU FAMILY: one validated run, 120 s at most.
+# pingpong SIZE ITERS MTU FAMILY: one validated run, 120 s at most (fewer
+# iterations on the debug kernel: sroce_iters).
 pingpong() {
-	sroce_rc_pingpong "$1-$3-v$4" 120 "$1" "$2" "$3" "$4"
+	sroce_rc_pingpong "$1-$3-v$4" 120 "$1" "$(sroce_iters "$2")" "$3" "$4"
 }
 
 sroce_modprobe ib_core ib_uverbs

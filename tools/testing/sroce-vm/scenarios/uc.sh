@@ -34,11 +34,11 @@ sroce_rdma_pair sroce sroce0 sroce1 9000
 failed=()
 for mtu in 1024 4096; do
 	for size in 1 4096 65536; do
-		sroce_pingpong uc "$size-$mtu-v4" 120 "$size" 100 "$mtu" 4 ||
+		sroce_pingpong uc "$size-$mtu-v4" 120 "$size" "$(sroce_iters 100)" "$mtu" 4 ||
 			failed+=("uc_pingpong size $size mtu $mtu IPv4")
 	done
 done
-sroce_pingpong uc "65536-4096-v6" 120 65536 50 4096 6 ||
+sroce_pingpong uc "65536-4096-v6" 120 65536 "$(sroce_iters 50)" 4096 6 ||
 	failed+=("uc_pingpong size 65536 mtu 4096 IPv6")
 
 sroce_log "running $PY -u $SUITE sroce0 sroce1"
