@@ -381,9 +381,11 @@ def one_send(t, p, length, wr_id, rwr_id, opcode=e.IBV_WR_SEND, imm=None,
 
 # ------------------------------------------------------------ SEND tests
 
-def send_test(mtu, size, imm=False, fam=4):
+def send_test(mtu, size, imm=False, fam=4, **pair):
+    """A SEND (with immediate) of size bytes; pair: more Pair options
+    (uc_test.py runs the same test over UC)."""
     def run(t):
-        p = Pair(t, mtu=mtu, fam=fam)
+        p = Pair(t, mtu=mtu, fam=fam, **pair)
         opcode = e.IBV_WR_SEND_WITH_IMM if imm else e.IBV_WR_SEND
         imm_val = 0x1a2b3c4d if imm else None
         src, dst, before = one_send(t, p, size, 0x10, 0x20, opcode, imm_val)
@@ -398,6 +400,7 @@ def send_test(mtu, size, imm=False, fam=4):
         expect_bytes('bytes beyond the message', dst.read(64, size),
                      before[size:])
         expect_qp(p.a.qp, e.IBV_QPS_RTS, 'requester after')
+        expect_qp(p.b.qp, e.IBV_QPS_RTS, 'responder after')
         no_more(p.a.scq, 'requester CQ', 0)
     return run
 
@@ -416,10 +419,13 @@ test('send_imm: 1 MiB over IPv6 GIDs, MTU 4096')(
     send_test(4096, MIB, imm=True, fam=6))
 
 
-@test('send: 7,680 B gathered from 1 KiB + 512 B (MR 1) + 6 KiB (MR 2), '
-      'scattered into 2 KiB + 8 KiB')
-def t_send_sge(t):
-    p = Pair(t, mtu=4096)
+def send_sge_test(**pair):
+    """The seed walkthrough: gather 7,680 B from three SGEs of two MRs,
+    scatter into 2 KiB + 8 KiB at MTU 4096; pair: more Pair options."""
+    return lambda t: send_sge_run(t, Pair(t, mtu=4096, **pair))
+
+
+def send_sge_run(t, p):
     mr1 = p.a.mr(t, 4096, fill=1)
     mr2 = p.a.mr(t, 8192, fill=2)
     gather = sges(mr1, [(100, 1024), (2048, 512)]) + sges(mr2, [(8, 6144)])
@@ -440,6 +446,10 @@ def t_send_sge(t):
     expect_bytes('bytes around the first SGE', r1.read(512, 0) +
                  r1.read(1536, 2560), old1[:512] + old1[2560:])
     expect_bytes('the rest of MR 2', r2.read(8192, 8192), old2[8192:])
+
+
+test('send: 7,680 B gathered from 1 KiB + 512 B (MR 1) + 6 KiB (MR 2), '
+     'scattered into 2 KiB + 8 KiB')(send_sge_test())
 
 
 @test('send: larger than the posted receive: REM_INV_REQ_ERR / LOC_LEN_ERR, '

@@ -26,7 +26,7 @@ from pyverbs.wr import SGE
 
 from rc_test import (MIB, OK, FLUSH, Pair, SIG, counters, delta,
                      expect_bytes, expect_qp, expect_wc, main, no_more,
-                     one_send, poll, post, post_recv, sges)
+                     poll, post, post_recv, send_sge_test, send_test, sges)
 from verbs_lib import Fail, modify
 
 UC = e.IBV_QPT_UC
@@ -44,32 +44,14 @@ def test(name, timeout=120):
     return register
 
 
+UC_PAIR = dict(qp_type=UC, qp_access=UC_ACCESS)
+
+
 def uc_pair(t, **kw):
-    kw.setdefault('qp_access', UC_ACCESS)
-    return Pair(t, qp_type=UC, **kw)
+    return Pair(t, **{**UC_PAIR, **kw})
 
 
 # ------------------------------------------------------------ data
-
-def send_test(mtu, size, imm=False, fam=4):
-    def run(t):
-        p = uc_pair(t, mtu=mtu, fam=fam)
-        opcode = e.IBV_WR_SEND_WITH_IMM if imm else e.IBV_WR_SEND
-        imm_val = 0x5a6b7c8d if imm else None
-        src, dst, before = one_send(t, p, size, 0x10, 0x20, opcode, imm_val)
-        (swc,) = poll(p.a.scq, 1, 'requester')
-        expect_wc(swc, 'requester', 0x10, OK, e.IBV_WC_SEND, p.a.qpn)
-        (rwc,) = poll(p.b.rcq, 1, 'responder')
-        expect_wc(rwc, 'responder', 0x20, OK, e.IBV_WC_RECV, p.b.qpn,
-                  size, imm_val, e.IBV_WC_WITH_IMM if imm else 0)
-        expect_bytes('received data', dst.read(size, 0) if size else b'',
-                     src.read(size, 0) if size else b'')
-        expect_bytes('bytes beyond the message', dst.read(64, size),
-                     before[size:])
-        expect_qp(p.a.qp, e.IBV_QPS_RTS, 'requester after')
-        expect_qp(p.b.qp, e.IBV_QPS_RTS, 'responder after')
-    return run
-
 
 def write_test(mtu, size, imm=False, fam=4):
     def run(t):
@@ -105,40 +87,24 @@ def write_test(mtu, size, imm=False, fam=4):
 
 for _mtu in (1024, 4096):
     for _size in (0, 1, _mtu, 3 * _mtu + 5, MIB):
-        test(f'uc send: {_size} B at path MTU {_mtu}')(send_test(_mtu, _size))
+        test(f'uc send: {_size} B at path MTU {_mtu}')(
+            send_test(_mtu, _size, **UC_PAIR))
     for _size in (1, 3 * _mtu + 5):
         test(f'uc send_imm: {_size} B at path MTU {_mtu}')(
-            send_test(_mtu, _size, imm=True))
+            send_test(_mtu, _size, imm=True, **UC_PAIR))
     for _size in (1, 3 * _mtu + 5, MIB):
         test(f'uc write: {_size} B at path MTU {_mtu}')(
             write_test(_mtu, _size))
         test(f'uc write_imm: {_size} B at path MTU {_mtu}')(
             write_test(_mtu, _size, imm=True))
 test('uc send: 3 MTU + 5 B over IPv6 GIDs, MTU 1024')(
-    send_test(1024, 3 * 1024 + 5, fam=6))
+    send_test(1024, 3 * 1024 + 5, fam=6, **UC_PAIR))
 test('uc write_imm: 1 MiB over IPv6 GIDs, MTU 4096')(
     write_test(4096, MIB, imm=True, fam=6))
 
 
-@test('uc send: 7,680 B gathered from 1 KiB + 512 B (MR 1) + 6 KiB (MR 2), '
-      'scattered into 2 KiB + 8 KiB, MTU 4096')
-def t_send_sge(t):
-    p = uc_pair(t, mtu=4096)
-    mr1 = p.a.mr(t, 4096, fill=1)
-    mr2 = p.a.mr(t, 8192, fill=2)
-    gather = sges(mr1, [(100, 1024), (2048, 512)]) + sges(mr2, [(8, 6144)])
-    want = mr1.read(1024, 100) + mr1.read(512, 2048) + mr2.read(6144, 8)
-    dst = p.b.mr(t, 16384, fill=3)
-    before = dst.read(16384, 0)
-    post_recv(p.b.qp, 0x30, sges(dst, [(0, 2048), (4096, 8192)]))
-    post(p.a.qp, 0x31, e.IBV_WR_SEND, gather)
-    expect_wc(poll(p.a.scq, 1, 'requester')[0], 'requester', 0x31)
-    expect_wc(poll(p.b.rcq, 1, 'responder')[0], 'responder', 0x30, OK,
-              e.IBV_WC_RECV, byte_len=7680)
-    expect_bytes('first receive SGE', dst.read(2048, 0), want[:2048])
-    expect_bytes('second receive SGE', dst.read(5632, 4096), want[2048:])
-    expect_bytes('last 2,560 B of the second SGE', dst.read(2560, 9728),
-                 before[9728:12288])
+test('uc send: 7,680 B gathered from 1 KiB + 512 B (MR 1) + 6 KiB (MR 2), '
+     'scattered into 2 KiB + 8 KiB, MTU 4096')(send_sge_test(**UC_PAIR))
 
 
 # ------------------------------------------------------ lost messages

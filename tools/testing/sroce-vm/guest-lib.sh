@@ -145,6 +145,15 @@ sroce_tcp_listening() {
 	return 1
 }
 
+# sroce_pair_remove: delete sroce1 and sroce0 (made by sroce_rdma_pair) and
+# unload sroce; nothing a scenario did may still hold them. Each step that
+# fails is appended to the scenario's global array `failed`.
+sroce_pair_remove() {
+	rdma link del sroce1 || failed+=("rdma link del sroce1")
+	rdma link del sroce0 || failed+=("rdma link del sroce0")
+	rmmod sroce || failed+=("rmmod sroce")
+}
+
 # sroce_iters N: N iterations on the stock kernel, a fifth of them (at
 # least 2) on the debug kernel, which runs a pingpong 10-20x slower: the
 # same sizes, MTUs and address families are covered on both.

@@ -36,7 +36,7 @@ fi
 REPORT=$SROCE_RESULTS/perftest.txt
 num=0
 passed=0
-failed=0
+nfailed=0
 
 # check TEST FAMILY MTU SIZE ITERS [EXTRA-ARG...]: one run, one TAP line.
 check() {
@@ -59,7 +59,7 @@ check() {
 		passed=$((passed + 1))
 		line="ok $num - $name: $PERF_VAL $(perf_unit "$test")$note"
 	else
-		failed=$((failed + 1))
+		nfailed=$((nfailed + 1))
 		line="not ok $num - $name: $PERF_WHY"
 	fi
 	echo "$line ($((SECONDS - t0))s)" | tee -a "$REPORT"
@@ -84,12 +84,12 @@ check ib_send_bw 6 1024 4096 "$BW"
 check ib_read_bw 6 4096 65536 "$BW"
 check ib_atomic_bw 6 4096 - "$BW" -A CMP_AND_SWAP
 
-echo "# $passed passed, $failed failed" | tee -a "$REPORT"
+echo "# $passed passed, $nfailed failed" | tee -a "$REPORT"
 
 rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
 rdma link del sroce1 || sroce_fail "rdma link del sroce1"
 rdma link del sroce0 || sroce_fail "rdma link del sroce0"
 rmmod sroce || sroce_fail "rmmod sroce"
-[ "$failed" = 0 ] || sroce_fail "$failed of $num perftest runs failed"
+[ "$nfailed" = 0 ] || sroce_fail "$nfailed of $num perftest runs failed"
 sroce_log "perftest: all $num passed"

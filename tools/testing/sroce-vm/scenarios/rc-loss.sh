@@ -54,9 +54,7 @@ sroce_log "retries $retries, sequence NAKs received $seq"
 for dev in veth0 veth1; do
 	tc qdisc del dev "$dev" root || true
 done
-rdma link del sroce1 || failed+=("rdma link del sroce1")
-rdma link del sroce0 || failed+=("rdma link del sroce0")
-rmmod sroce || failed+=("rmmod sroce")
+sroce_pair_remove
 
 [ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
 sroce_log "rc-loss: all passed"

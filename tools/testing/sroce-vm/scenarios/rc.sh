@@ -41,9 +41,7 @@ pingpong 1 100 1024 6 || failed+=("size 1 mtu 1024 IPv6")
 rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
 
-rdma link del sroce1 || failed+=("rdma link del sroce1")
-rdma link del sroce0 || failed+=("rdma link del sroce0")
-rmmod sroce || failed+=("rmmod sroce")
+sroce_pair_remove
 
 [ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
 sroce_log "rc: all passed"

@@ -42,9 +42,7 @@ rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
 
 # Nothing the suite did may still hold the devices or the module.
-rdma link del sroce1 || failed+=("rdma link del sroce1")
-rdma link del sroce0 || failed+=("rdma link del sroce0")
-rmmod sroce || failed+=("rmmod sroce")
+sroce_pair_remove
 
 [ ${#failed[@]} -eq 0 ] || sroce_fail "failed: ${failed[*]}"
 sroce_log "rcops: all passed"

@@ -61,9 +61,7 @@ suite verbs-stress --group stress "${args[@]}" || failed+=(verbs-stress)
 
 # Nothing may still hold the devices or the module.
 rdma -j resource show || failed+=("rdma resource show")
-rdma link del sroce1 || failed+=("rdma link del sroce1")
-rdma link del sroce0 || failed+=("rdma link del sroce0")
-rmmod sroce || failed+=("rmmod sroce")
+sroce_pair_remove
 /usr/sbin/ip link del veth0 || true
 
 [ ${#failed[@]} -eq 0 ] || sroce_fail "failed: ${failed[*]}"
