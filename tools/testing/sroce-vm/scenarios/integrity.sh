@@ -73,7 +73,10 @@ ATOMICS=$(cmdline_var atomics "$ATOMICS")
 NETEM_ATOMICS=$(cmdline_var netem_atomics "$NETEM_ATOMICS")
 TYPE=$(cmdline_var type sroce)
 RUN_TIMEOUT=$(cmdline_var run_timeout 600)
-UC_LOSS=$(cmdline_var uc_loss 30)		# UC netem runs: loss budget, %
+# UC netem runs: loss budget, %.  Measured on sroce: 27-29% of 16-packet
+# messages are lost to netem's 1% loss and 10% reordering (a reordered
+# packet loses its message on UC), on both kernels.
+UC_LOSS=$(cmdline_var uc_loss 60)
 ONLY=$(cmdline_var only "")			# ERE of run tags to run (default all)
 IMPAIR=(delay 1ms reorder 10% 50% loss 1% duplicate 1%)
 
