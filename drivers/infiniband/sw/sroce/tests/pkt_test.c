@@ -763,7 +763,7 @@ static const char *const pkt_counter_names[] = {
 	"icrc_err", "malformed_pkts", "cnp_rcvd", "pkey_violations",
 	"qkey_violations", "dropped_no_qp", "dropped_qp_state",
 	"dropped_addr", "dropped_nomem", "sent_bytes", "rcvd_bytes",
-	"send_seq_err", "read_resp_abandoned",
+	"send_seq_err", "read_resp_abandoned", "dropped_uc_msg",
 };
 
 static struct sroce_dev *pkt_fake_dev(struct kunit *test)
@@ -783,6 +783,9 @@ static void pkt_stats_test(struct kunit *test)
 	struct rdma_hw_stats *hw;
 	unsigned long irqflags;
 	int c, cpu;
+
+	/* a new counter needs its name here first */
+	KUNIT_ASSERT_EQ(test, (int)ARRAY_SIZE(pkt_counter_names), SROCE_CNT_NR);
 
 	for (c = 0; c < SROCE_CNT_NR; c++)
 		KUNIT_EXPECT_EQ(test, sroce_stats_read(sdev, c), 0);
