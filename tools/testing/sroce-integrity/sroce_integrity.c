@@ -299,18 +299,24 @@ static enum ibv_mtu ib_mtu(int bytes)
 	}
 }
 
+/*
+ * RESET -> INIT -> RTR -> RTS.  A UC QP gets the attributes ib_core allows
+ * for UC and no more: no timeout, retry, RNR or READ/atomic resources.
+ */
 static void connect_qp(struct run *r, struct side *me, struct side *peer,
 		       int my_gid, uint32_t my_psn, uint32_t peer_psn,
-		       unsigned int rd_atomic)
+		       unsigned int rd_atomic, int uc)
 {
 	struct ibv_qp_attr a;
-	int err;
+	int mask, err;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (!uc)
+		a.qp_access_flags |= IBV_ACCESS_REMOTE_READ |
+				     IBV_ACCESS_REMOTE_ATOMIC;
 	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (err)
@@ -328,9 +334,11 @@ static void connect_qp(struct run *r, struct side *me, struct side *peer,
 	a.ah_attr.grh.sgid_index = (uint8_t)my_gid;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN;
+	if (!uc)
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	err = ibv_modify_qp(me->qp, &a, mask);
 	if (err)
 		die("%s: to RTR: %s", me->name, strerror(err));
 
@@ -341,53 +349,13 @@ static void connect_qp(struct run *r, struct side *me, struct side *peer,
 	a.rnr_retry = (uint8_t)r->o.rnr_retry;
 	a.sq_psn = my_psn;
 	a.max_rd_atomic = (uint8_t)rd_atomic;
-	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			    IBV_QP_MAX_QP_RD_ATOMIC);
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (!uc)
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	err = ibv_modify_qp(me->qp, &a, mask);
 	if (err)
 		die("%s: to RTS: %s", me->name, strerror(err));
-}
-
-/*
- * UC: the attributes ib_core allows for a UC QP and no more (no timeout,
- * retry, RNR or RDMA READ/atomic resources: UC has none of them).
- */
-static void connect_uc(struct run *r, struct side *me, struct side *peer,
-		       int my_gid, uint32_t my_psn, uint32_t peer_psn)
-{
-	struct ibv_qp_attr a;
-	int err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		die("%s: UC QP to INIT: %s", me->name, strerror(err));
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = ib_mtu(r->o.mtu);
-	a.dest_qp_num = peer->qp->qp_num;
-	a.rq_psn = peer_psn;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)my_gid;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
-	if (err)
-		die("%s: UC QP to RTR: %s", me->name, strerror(err));
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = my_psn;
-	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	if (err)
-		die("%s: UC QP to RTS: %s", me->name, strerror(err));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1300,17 +1268,11 @@ int main(int argc, char **argv)
 		memcpy(r->s[1].buf + r->o.depth * r->span + i * ATOMIC_STRIDE,
 		       &r->model[i], 8);
 	}
-	if (is_uc(r)) {
-		connect_uc(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
-			   (r->o.psn + 0x1234) & 0xffffff);
-		connect_uc(r, &r->s[1], &r->s[0], r->o.gid[1],
-			   (r->o.psn + 0x1234) & 0xffffff, r->o.psn);
-	} else {
-		connect_qp(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
-			   (r->o.psn + 0x1234) & 0xffffff, rd_atomic);
-		connect_qp(r, &r->s[1], &r->s[0], r->o.gid[1],
-			   (r->o.psn + 0x1234) & 0xffffff, r->o.psn, rd_atomic);
-	}
+	connect_qp(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
+		   (r->o.psn + 0x1234) & 0xffffff, rd_atomic, is_uc(r));
+	connect_qp(r, &r->s[1], &r->s[0], r->o.gid[1],
+		   (r->o.psn + 0x1234) & 0xffffff, r->o.psn, rd_atomic,
+		   is_uc(r));
 	if (r->o.op == OP_SEND || r->o.op == OP_WRITE)
 		for (i = 0; i < r->o.depth; i++)
 			if (post_recv(r))

@@ -348,7 +348,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 }
 
 /* One CPU for the QP's requester: its request packets leave in order. */
-static void sroce_qp_pin_engines(struct sroce_qp *qp)
+static void sroce_qp_pin_requester(struct sroce_qp *qp)
 {
 	sroce_task_set_cpu(&qp->req.task, sroce_task_pick_cpu(qp->user));
 }
@@ -403,7 +403,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free_resp;
 	sroce_comp_init(qp);
-	sroce_qp_pin_engines(qp);
+	sroce_qp_pin_requester(qp);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
