@@ -249,6 +249,22 @@ void sroce_qp_send_error(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_qp_port_mtu() - the active MTU of a QP's port, in bytes
+ * @qp: the QP
+ *
+ * The largest UD message (IBA 9.8.2: a datagram is one packet).
+ *
+ * Context: any.
+ * Return: 256..4096.
+ */
+u32 sroce_qp_port_mtu(const struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+
+	return ib_mtu_enum_to_int(READ_ONCE(sdev->port.active_mtu));
+}
+
+/**
  * sroce_qp_fatal() - a catastrophic error of a QP's work queues
  * @qp: the QP
  *

@@ -165,8 +165,8 @@ static inline struct sroce_qp *to_sroce_qp(struct ib_qp *ibqp)
  * sroce_qp_transport() - the BTH transport a QP's packets use
  * @qp: the QP
  *
- * Return: IB_OPCODE_RC or IB_OPCODE_UC, or SROCE_TRANSPORT_NONE for a QP
- * type whose packets are not sent or received (UD and GSI, for now).
+ * Return: IB_OPCODE_RC, IB_OPCODE_UC or IB_OPCODE_UD (UD and GSI QPs), or
+ * SROCE_TRANSPORT_NONE for a QP type without a data path.
  */
 static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
 {
@@ -175,6 +175,9 @@ static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
 		return IB_OPCODE_RC;
 	case IB_QPT_UC:
 		return IB_OPCODE_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return IB_OPCODE_UD;
 	default:
 		return SROCE_TRANSPORT_NONE;
 	}
@@ -195,6 +198,7 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_send_error(struct sroce_qp *qp);
+u32 sroce_qp_port_mtu(const struct sroce_qp *qp);
 void sroce_qp_fatal(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 

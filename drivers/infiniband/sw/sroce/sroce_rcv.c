@@ -50,13 +50,20 @@ static int sroce_rcv_check(struct sroce_qp *qp, struct sk_buff *skb,
 
 	sroce_qp_params_get(qp, &p);
 	*why = SROCE_DROP_QP_STATE;
-	/* an RC QP takes RC packets, a UC QP UC packets; UD is not wired in */
+	/* RC, UC and UD QPs each take their own transport's packets */
 	if (sroce_opcode_transport(pkt->info) != sroce_qp_transport(qp))
 		return -EINVAL;
 	if (req && (p.state < IB_QPS_RTR || p.state > IB_QPS_SQE))
 		return -EINVAL;
 	if (!req && p.state != IB_QPS_RTS && p.state != IB_QPS_SQD)
 		return -EINVAL;
+	if (sroce_opcode_transport(pkt->info) == IB_OPCODE_UD) {
+		/* IBA 10.2.5: a datagram must carry the QP's Q_Key */
+		*why = SROCE_DROP_QKEY;
+		if (sroce_deth_qkey(sroce_pkt_deth(skb, pkt)) != p.qkey)
+			return -EINVAL;
+		return req;
+	}
 	*why = SROCE_DROP_ADDR;
 	if (!p.has_av || !sroce_rcv_addr_ok(&p, skb, pkt))
 		return -EINVAL;

@@ -44,6 +44,7 @@
 #include "sroce_opcode.h"
 #include "sroce_qp.h"
 #include "sroce_req.h"
+#include "sroce_req_ud.h"
 #include "sroce_stats.h"
 #include "sroce_wq.h"
 #include "sroce_xmit.h"
@@ -70,6 +71,31 @@ struct sk_buff *sroce_rc_pkt_alloc(struct sroce_qp *qp,
 				   const struct sroce_qp_params *p, u8 opcode,
 				   u32 psn, u32 paylen, bool ackreq, bool se)
 {
+	return sroce_pkt_alloc_to(qp, &p->av, p->dest_qpn, opcode, psn, paylen,
+				  ackreq, se);
+}
+
+/**
+ * sroce_pkt_alloc_to() - a packet to a given address and QP
+ * @qp: the sending QP
+ * @av: where the packet goes
+ * @dest_qpn: BTH DestQP
+ * @opcode: BTH opcode; must be in the opcode table
+ * @psn: BTH PSN
+ * @paylen: payload bytes (the pad is added)
+ * @ackreq: BTH AckReq
+ * @se: BTH SE
+ *
+ * As sroce_rc_pkt_alloc(), for a datagram QP's packets.
+ *
+ * Context: any; allocates with GFP_ATOMIC.
+ * Return: the skb, or NULL when memory is short.
+ */
+struct sk_buff *sroce_pkt_alloc_to(struct sroce_qp *qp,
+				   const struct sroce_av *av, u32 dest_qpn,
+				   u8 opcode, u32 psn, u32 paylen, bool ackreq,
+				   bool se)
+{
 	const struct sroce_opcode_info *info = sroce_opcode_lookup(opcode);
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	unsigned int hlen, pad = sroce_pad_count(paylen);
@@ -79,7 +105,7 @@ struct sk_buff *sroce_rc_pkt_alloc(struct sroce_qp *qp,
 	if (WARN_ON_ONCE(!info))
 		return NULL;
 	hlen = sroce_opcode_hdr_len(info);
-	skb = sroce_xmit_alloc(sdev, &p->av, hlen + paylen + pad, GFP_ATOMIC);
+	skb = sroce_xmit_alloc(sdev, av, hlen + paylen + pad, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	memset(skb->data, 0, hlen);
@@ -91,7 +117,7 @@ struct sk_buff *sroce_rc_pkt_alloc(struct sroce_qp *qp,
 	sroce_bth_set_pad(bth, pad);
 	sroce_bth_set_tver(bth, SROCE_TVER);
 	sroce_bth_set_pkey(bth, SROCE_DEFAULT_PKEY);
-	sroce_bth_set_destqp(bth, p->dest_qpn);
+	sroce_bth_set_destqp(bth, dest_qpn);
 	sroce_bth_set_ackreq(bth, ackreq);
 	sroce_bth_set_psn(bth, psn);
 	return skb;
@@ -376,15 +402,21 @@ static enum sroce_req_claim sroce_req_claim_new(struct sroce_qp *qp,
 	}
 	if (sroce_qp_transport(qp) == SROCE_TRANSPORT_NONE ||
 	    !sroce_req_may_start(qp, p, &ctx->wqe))
-		return SROCE_CLAIM_NONE;	/* UD is not wired in yet */
+		return SROCE_CLAIM_NONE;
 	ctx->status = IB_WC_SUCCESS;
 	ctx->local = false;
-	ctx->mtu = ib_mtu_enum_to_int(p->path_mtu);
 	ctx->first_psn = req->psn;
-	ctx->last_psn = sroce_psn_add(req->psn,
-				      sroce_req_npkts(ctx->wqe.opcode,
-						      ctx->wqe.length,
-						      ctx->mtu) - 1);
+	if (sroce_qp_transport(qp) == IB_OPCODE_UD) {
+		/* one packet of at most the port's MTU (IBA 9.8.2) */
+		ctx->mtu = sroce_qp_port_mtu(qp);
+		ctx->last_psn = ctx->first_psn;
+	} else {
+		ctx->mtu = ib_mtu_enum_to_int(p->path_mtu);
+		ctx->last_psn = sroce_psn_add(req->psn,
+					      sroce_req_npkts(ctx->wqe.opcode,
+							      ctx->wqe.length,
+							      ctx->mtu) - 1);
+	}
 	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
 		req->rd_atomic++;
 	*psn = ctx->first_psn;
@@ -484,8 +516,17 @@ static int sroce_req_start(struct sroce_qp *qp,
 
 /* ---- sending ------------------------------------------------------- */
 
-/* Gather the payload of @pkt into @buf. */
-static int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
+/**
+ * sroce_req_gather() - gather the payload of a request packet
+ * @qp: the QP
+ * @ctx: the WQE being sent (at req->cur_idx)
+ * @pkt: the packet's shape
+ * @buf: where the payload goes
+ *
+ * Context: the requester's task.
+ * Return: 0, or the error of sroce_copy_data() (a bad local key).
+ */
+int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
 			    const struct sroce_req_pkt *pkt, void *buf)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
@@ -538,8 +579,15 @@ static void sroce_req_fill_hdrs(struct sk_buff *skb,
 				    wqe->ex);
 }
 
-/* A WQE failed locally: start nothing new until the SQ is flushed. */
-static void sroce_req_halt(struct sroce_qp *qp)
+/**
+ * sroce_req_halt() - a WQE failed locally: start nothing new
+ * @qp: the QP
+ *
+ * Until the completer has flushed the SQ.
+ *
+ * Context: the requester's task.
+ */
+void sroce_req_halt(struct sroce_qp *qp)
 {
 	unsigned long flags;
 
@@ -548,8 +596,15 @@ static void sroce_req_halt(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 
-/* The message at req->cur_idx is over (sent, failed or abandoned). */
-static void sroce_req_end_msg(struct sroce_req *req)
+/**
+ * sroce_req_end_msg() - the message at req->cur_idx is over
+ * @req: the requester
+ *
+ * Sent, failed or abandoned: the next one starts at the PSN after it.
+ *
+ * Context: the requester's task.
+ */
+void sroce_req_end_msg(struct sroce_req *req)
 {
 	req->in_msg = false;
 	req->psn = sroce_psn_next(req->ctx[req->cur_idx].last_psn);
@@ -620,13 +675,22 @@ static void sroce_req_note_sent(struct sroce_req *req, u32 end)
 		WRITE_ONCE(req->sent_psn, end);	/* read by the completer */
 }
 
-/*
- * A UC message is complete once its last packet is out (IBA 9.8.3: no
- * acknowledgment): it is settled like a local operation.
+/**
+ * sroce_req_settle() - a WQE needs no answer from the wire
+ * @qp: the QP
+ * @ctx: the WQE
+ * @status: what it completes with
+ *
+ * A UC or UD message is complete once its last packet is out (IBA
+ * 9.8.3: no acknowledgment): it is settled like a local operation, and
+ * the completer completes it in turn.
+ *
+ * Context: the requester's task.
  */
-static void sroce_req_uc_sent(struct sroce_qp *qp, struct sroce_send_ctx *ctx)
+void sroce_req_settle(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
+		      enum ib_wc_status status)
 {
-	ctx->status = IB_WC_SUCCESS;
+	ctx->status = status;
 	/* @status before @local: the completer reads them lockless */
 	smp_store_release(&ctx->local, true);
 	sroce_task_schedule(&qp->comp.task);
@@ -644,6 +708,8 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	struct sk_buff *skb;
 	bool ackreq;
 
+	if (sroce_qp_transport(qp) == IB_OPCODE_UD)
+		return sroce_req_ud_send(qp, p);
 	/* The completer may have retired it on an ACK of the first copy. */
 	if (!sroce_req_cur_in_flight(qp) ||
 	    !sroce_req_pkt_shape(ctx->wqe.opcode, ctx->wqe.length, ctx->mtu,
@@ -695,7 +761,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		sroce_req_end_msg(req);
 	if (!rc) {
 		if (pkt.last)
-			sroce_req_uc_sent(qp, ctx);
+			sroce_req_settle(qp, ctx, IB_WC_SUCCESS);
 		return 1;
 	}
 	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))

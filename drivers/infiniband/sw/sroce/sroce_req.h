@@ -15,6 +15,7 @@
 #include "sroce_task.h"
 #include "sroce_wqe.h"
 
+struct sroce_av;
 struct sroce_qp;
 struct sroce_qp_params;
 
@@ -139,6 +140,18 @@ struct sroce_req_pkt {
 	bool first;
 	bool last;
 };
+
+/* for the other parts of the requester */
+struct sk_buff *sroce_pkt_alloc_to(struct sroce_qp *qp,
+				   const struct sroce_av *av, u32 dest_qpn,
+				   u8 opcode, u32 psn, u32 paylen, bool ackreq,
+				   bool se);
+int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
+		     const struct sroce_req_pkt *pkt, void *buf);
+void sroce_req_halt(struct sroce_qp *qp);
+void sroce_req_end_msg(struct sroce_req *req);
+void sroce_req_settle(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
+		      enum ib_wc_status status);
 
 int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);

@@ -57,6 +57,7 @@
 #include "sroce_resp_read.h"
 #include "sroce_resp_res.h"
 #include "sroce_resp_uc.h"
+#include "sroce_resp_ud.h"
 #include "sroce_srq.h"
 #include "sroce_stats.h"
 
@@ -89,8 +90,16 @@ void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	sroce_rc_pkt_send(qp, p, skb);
 }
 
-/* Take the next receive WQE: 0, -ENOENT when none, -EINVAL if bad. */
-static int sroce_resp_take_rwqe(struct sroce_qp *qp)
+/**
+ * sroce_resp_take_rwqe() - take the next receive WQE (RQ or SRQ)
+ * @qp: the QP
+ *
+ * Keeps the one already taken, if any; a new one gets a fresh cursor.
+ *
+ * Context: the responder's task.
+ * Return: 0, -ENOENT when none is posted, -EINVAL if it is invalid.
+ */
+int sroce_resp_take_rwqe(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	unsigned long flags;
@@ -117,13 +126,19 @@ static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 	return 0;
 }
 
-/*
- * Give up the receive WQE taken. An RQ WQE leaves its ring here, unless
- * a flush of the RQ (the QP went to ERR meanwhile) has already completed
- * it: then false, and it must not complete again. Takes no lock the
- * caller may hold across the completion that follows.
+/**
+ * sroce_resp_release_rwqe() - give up the receive WQE taken
+ * @qp: the QP
+ *
+ * An RQ WQE leaves its ring here, unless a flush of the RQ (the QP went
+ * to ERR meanwhile) has already completed it. Takes no lock the caller
+ * may hold across the completion that follows.
+ *
+ * Context: the responder's task.
+ * Return: true if the caller must complete it, false if it must not
+ * complete (again).
  */
-static bool sroce_resp_release_rwqe(struct sroce_qp *qp)
+bool sroce_resp_release_rwqe(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	unsigned long flags;
@@ -144,9 +159,18 @@ static bool sroce_resp_release_rwqe(struct sroce_qp *qp)
 	return ours;
 }
 
-/* Post a receive completion; no queue lock of the QP is held. */
-static void sroce_resp_post_wc(struct sroce_qp *qp, const struct ib_wc *wc,
-			       bool solicited)
+/**
+ * sroce_resp_post_wc() - post a receive completion
+ * @qp: the QP
+ * @wc: the completion
+ * @solicited: the message asked for a solicited event
+ *
+ * A CQ overflow is a catastrophic error of the QP.
+ *
+ * Context: the responder's task; no queue lock of the QP held.
+ */
+void sroce_resp_post_wc(struct sroce_qp *qp, const struct ib_wc *wc,
+			bool solicited)
 {
 	if (sroce_cq_post(qp->rcq, wc, solicited))
 		sroce_qp_fatal(qp);
@@ -628,6 +652,8 @@ static int sroce_resp_run(void *arg)
 	resp->arrival = resp->arrivals++;
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		sroce_resp_uc_request(qp, &p, skb, sroce_skb_pkt(skb));
+	else if (sroce_qp_transport(qp) == IB_OPCODE_UD)
+		sroce_resp_ud_request(qp, &p, skb, sroce_skb_pkt(skb));
 	else
 		sroce_resp_request(qp, &p, skb, sroce_skb_pkt(skb));
 	consume_skb(skb);

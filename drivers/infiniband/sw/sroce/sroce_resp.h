@@ -18,6 +18,7 @@
 #include "sroce_task.h"
 #include "sroce_wqe.h"
 
+struct ib_wc;
 struct sroce_mr;
 struct sroce_pkt;
 struct sroce_qp;
@@ -111,6 +112,10 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb);
 /* for the other parts of the responder */
 void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			 enum sroce_aeth_type type, u8 code, u32 psn);
+int sroce_resp_take_rwqe(struct sroce_qp *qp);
+bool sroce_resp_release_rwqe(struct sroce_qp *qp);
+void sroce_resp_post_wc(struct sroce_qp *qp, const struct ib_wc *wc,
+			bool solicited);
 enum sroce_resp_result
 sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		struct sk_buff *skb, const struct sroce_pkt *pkt);

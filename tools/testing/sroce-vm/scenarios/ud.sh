@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# UD scenario: datagrams between two sroce devices on a veth pair:
+# ibv_ud_pingpong with data validation (-c) at 1 B..4 KiB over IPv4 and
+# IPv6 GIDs.
+#
+#   veth0 (10.0.0.1, fd00::1) <-- veth pair --> veth1 (10.0.0.2, fd00::2)
+#     sroce0 (client)                             sroce1 (server)
+#
+# sroce-vm: timeout 600
+
+# shellcheck source=tools/testing/sroce-vm/guest-lib.sh
+source "$SROCE_VM_LIB"
+
+export SROCE_SCENARIO=ud
+
+sroce_modprobe ib_core ib_uverbs
+# shellcheck disable=SC2119 # no module parameters
+sroce_load_ko
+sroce_rdma_pair sroce sroce0 sroce1 9000
+
+failed=()
+for size in 1 2048 4096; do
+	sroce_pingpong ud "$size-v4" 120 "$size" "$(sroce_iters 100)" - 4 ||
+		failed+=("ud_pingpong size $size IPv4")
+done
+sroce_pingpong ud "4096-v6" 120 4096 "$(sroce_iters 50)" - 6 ||
+	failed+=("ud_pingpong size 4096 IPv6")
+
+rdma statistic show link sroce0/1 || true
+rdma statistic show link sroce1/1 || true
+sroce_pair_remove
+
+[ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
+sroce_log "ud: all passed"
