@@ -3,17 +3,21 @@
 #
 # UD scenario: datagrams between two sroce devices on a veth pair:
 # ibv_ud_pingpong with data validation (-c) at 1 B..4 KiB over IPv4 and
-# IPv6 GIDs.
+# IPv6 GIDs, and tools/testing/sroce-verbs/ud_test.py (GRH, Q_Key rules,
+# lengths, drops and their counters).
 #
 #   veth0 (10.0.0.1, fd00::1) <-- veth pair --> veth1 (10.0.0.2, fd00::2)
 #     sroce0 (client)                             sroce1 (server)
 #
 # sroce-vm: timeout 600
+# sroce-vm: mem 4096
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
 
-export SROCE_SCENARIO=ud
+export SROCE_SCENARIO=ud PYTHONDONTWRITEBYTECODE=1
+SUITE=${SROCE_TOP:?}/tools/testing/sroce-verbs/ud_test.py
+PY=/usr/bin/python3
 
 sroce_modprobe ib_core ib_uverbs
 # shellcheck disable=SC2119 # no module parameters
@@ -27,6 +31,15 @@ for size in 1 2048 4096; do
 done
 sroce_pingpong ud "4096-v6" 120 4096 "$(sroce_iters 50)" - 6 ||
 	failed+=("ud_pingpong size 4096 IPv6")
+
+sroce_log "running $PY -u $SUITE sroce0 sroce1"
+set +e
+"$PY" -u "$SUITE" --filter "${UD_FILTER:-}" sroce0 sroce1 2>&1 |
+	tee "$SROCE_RESULTS/ud.txt"
+rc=${PIPESTATUS[0]}
+set -e
+sroce_log "ud_test.py: exit $rc"
+[ "$rc" = 0 ] || failed+=("ud_test.py")
 
 rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
