@@ -188,6 +188,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->keys);
 	xa_destroy(&sdev->ahs);
+	sroce_mcast_cleanup(&sdev->mcast);
 	sroce_stats_cleanup(sdev);
 }
 
@@ -233,6 +234,10 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.create_user_ah = sroce_create_ah,
 	.query_ah = sroce_query_ah,
 	.destroy_ah = sroce_destroy_ah,
+
+	/* multicast groups (sroce_mcast.c) */
+	.attach_mcast = sroce_attach_mcast,
+	.detach_mcast = sroce_detach_mcast,
 
 	/* completion queues (sroce_cq.c) */
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
@@ -340,6 +345,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->keys, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	sroce_mcast_init(&sdev->mcast);
 
 	/* dealloc_driver frees them, ib_dealloc_device() included */
 	err = sroce_stats_init(sdev);

@@ -14,6 +14,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "sroce_mcast.h"
 #include "sroce_port.h"
 
 struct sroce_stats;
@@ -93,6 +94,7 @@ struct sroce_res {
  * @next_ah: cursor of the cyclic ah_num allocation
  * @stats: per-CPU counters (sroce_stats.h), from before registration
  *	until dealloc_driver
+ * @mcast: multicast groups and their QPs (sroce_mcast.c)
  * @mr_zombies: MRs deregistered while a QP still held them, not yet
  *	freed; dealloc_driver waits for it to drop to zero (their umem
  *	release needs the device)
@@ -111,6 +113,7 @@ struct sroce_dev {
 	struct xarray ahs;
 	u32 next_ah;
 	struct sroce_stats __percpu *stats;
+	struct sroce_mcast mcast;
 	atomic_t mr_zombies;
 };
 

@@ -18,6 +18,7 @@
 
 #include "sroce_comp.h"
 #include "sroce_dev.h"
+#include "sroce_mcast.h"
 #include "sroce_pkt.h"
 #include "sroce_qp.h"
 #include "sroce_rcv.h"
@@ -71,23 +72,22 @@ static int sroce_rcv_check(struct sroce_qp *qp, struct sk_buff *skb,
 }
 
 /**
- * sroce_rcv() - dispatch a validated packet to its QP
+ * sroce_rcv_qp() - hand a validated packet to one QP
  * @sdev: the device that received it
- * @skb: the packet, skb->data at the BTH, parsed (sroce_skb_pkt());
- *	consumed
+ * @skb: the packet, parsed; consumed
+ * @qpn: the QP it is for (the BTH DestQP, or a QP attached to the
+ *	multicast group it was sent to)
  *
  * Context: any (softirq for packets from the wire).
  */
-void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+void sroce_rcv_qp(struct sroce_dev *sdev, struct sk_buff *skb, u32 qpn)
 {
 	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
 	enum sroce_drop_reason why = SROCE_DROP_NO_QP;
 	struct sroce_qp *qp;
 	int req;
 
-	if (!pkt->info)
-		goto drop;
-	qp = sroce_qp_get(sdev, pkt->qpn);
+	qp = sroce_qp_get(sdev, qpn);
 	if (!qp)
 		goto drop;
 	req = sroce_rcv_check(qp, skb, pkt, &why);
@@ -106,4 +106,32 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 drop:
 	sroce_pkt_count_drop(sdev, why);
 	kfree_skb(skb);
+}
+
+/**
+ * sroce_rcv() - dispatch a validated packet to its QP
+ * @sdev: the device that received it
+ * @skb: the packet, skb->data at the BTH, parsed (sroce_skb_pkt());
+ *	consumed
+ *
+ * A datagram to the multicast QPN goes to the QPs attached to its group
+ * (sroce_mcast.c).
+ *
+ * Context: any (softirq for packets from the wire).
+ */
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+
+	if (!pkt->info) {
+		sroce_pkt_count_drop(sdev, SROCE_DROP_NO_QP);
+		kfree_skb(skb);
+		return;
+	}
+	if (pkt->qpn == IB_MULTICAST_QPN &&
+	    sroce_opcode_transport(pkt->info) == IB_OPCODE_UD) {
+		sroce_mcast_rcv(sdev, skb);
+		return;
+	}
+	sroce_rcv_qp(sdev, skb, pkt->qpn);
 }

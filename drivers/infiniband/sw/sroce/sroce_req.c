@@ -527,7 +527,7 @@ static int sroce_req_start(struct sroce_qp *qp,
  * Return: 0, or the error of sroce_copy_data() (a bad local key).
  */
 int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
-			    const struct sroce_req_pkt *pkt, void *buf)
+		     const struct sroce_req_pkt *pkt, void *buf)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;

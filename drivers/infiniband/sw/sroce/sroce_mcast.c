@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce multicast: attach_mcast/detach_mcast keep, per device, the UD QPs
+ * attached to each MGID (IBA 10.5). RoCEv2 carries a group as an IP
+ * multicast address: an IPv4 group as its IPv4-mapped MGID
+ * (::ffff:239.1.1.1), an IPv6 group as itself. The first QP attached to
+ * a group adds the group's Ethernet multicast address (01:00:5e:... or
+ * 33:33:...) to the netdev's filter, the last one detached removes it;
+ * joining the group at the IP level (IGMP/MLD) is rdma_cm's business, as
+ * for any RoCE device.
+ *
+ * A datagram to the multicast QPN (0xffffff) is delivered to every QP
+ * attached to the group of its IP destination, each checking its own
+ * state and Q_Key as for a unicast datagram.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <net/if_inet6.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+
+#include "sroce_dev.h"
+#include "sroce_mcast.h"
+#include "sroce_pkt.h"
+#include "sroce_qp.h"
+#include "sroce_rcv.h"
+
+/* One group: an MGID and the QPNs attached to it. */
+struct sroce_mcg {
+	struct list_head node;
+	union ib_gid mgid;
+	u8 mac[ETH_ALEN];
+	unsigned int nqps;
+	u32 qpns[SROCE_MAX_MCAST_QP_ATTACH];
+};
+
+/**
+ * sroce_mcast_init() - no groups yet
+ * @mc: the device's multicast state
+ */
+void sroce_mcast_init(struct sroce_mcast *mc)
+{
+	spin_lock_init(&mc->lock);
+	INIT_LIST_HEAD(&mc->groups);
+	mc->ngroups = 0;
+}
+
+/**
+ * sroce_mcast_cleanup() - free what is left of the groups
+ * @mc: the device's multicast state
+ *
+ * ib_core detaches every QP before it destroys it (an attached QP is in
+ * use), so nothing should be left when the device goes.
+ *
+ * Context: dealloc_driver.
+ */
+void sroce_mcast_cleanup(struct sroce_mcast *mc)
+{
+	struct sroce_mcg *g, *tmp;
+
+	WARN_ON_ONCE(!list_empty(&mc->groups));
+	list_for_each_entry_safe(g, tmp, &mc->groups, node) {
+		list_del(&g->node);
+		kfree(g);
+	}
+}
+
+/**
+ * sroce_mgid_mac() - the Ethernet multicast address of a RoCEv2 MGID
+ * @mgid: an IPv6 multicast address or an IPv4-mapped IPv4 multicast one
+ * @mac: filled with the address (RFC 1112, RFC 2464)
+ *
+ * Context: any.
+ * Return: false if @mgid is not a multicast address.
+ */
+bool sroce_mgid_mac(const union ib_gid *mgid, u8 *mac)
+{
+	const struct in6_addr *a = (const struct in6_addr *)mgid->raw;
+
+	if (ipv6_addr_v4mapped(a)) {
+		if (!ipv4_is_multicast(a->s6_addr32[3]))
+			return false;
+		ip_eth_mc_map(a->s6_addr32[3], mac);
+		return true;
+	}
+	if (!ipv6_addr_is_multicast(a))
+		return false;
+	ipv6_eth_mc_map(a, mac);
+	return true;
+}
+
+static struct sroce_mcg *sroce_mcg_find(struct sroce_mcast *mc,
+					const union ib_gid *mgid)
+{
+	struct sroce_mcg *g;
+
+	lockdep_assert_held(&mc->lock);
+	list_for_each_entry(g, &mc->groups, node)
+		if (!memcmp(g->mgid.raw, mgid->raw, sizeof(mgid->raw)))
+			return g;
+	return NULL;
+}
+
+static int sroce_mcg_index(const struct sroce_mcg *g, u32 qpn)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nqps; i++)
+		if (g->qpns[i] == qpn)
+			return i;
+	return -1;
+}
+
+/* Add @qpn to the group of @mgid, made from @fresh if it is new. */
+static int sroce_mcg_add(struct sroce_mcast *mc, struct sroce_mcg *fresh,
+			 u32 qpn, bool *used)
+{
+	struct sroce_mcg *g;
+
+	lockdep_assert_held(&mc->lock);
+	*used = false;
+	g = sroce_mcg_find(mc, &fresh->mgid);
+	if (!g) {
+		if (mc->ngroups >= SROCE_MAX_MCAST_GRP)
+			return -ENOMEM;
+		g = fresh;
+		list_add_tail(&g->node, &mc->groups);
+		mc->ngroups++;
+		*used = true;
+	}
+	if (sroce_mcg_index(g, qpn) >= 0)
+		return 0;	/* attached already */
+	if (g->nqps >= SROCE_MAX_MCAST_QP_ATTACH)
+		return -ENOMEM;
+	g->qpns[g->nqps++] = qpn;
+	return 0;
+}
+
+/**
+ * sroce_attach_mcast() - ib_device_ops.attach_mcast
+ * @ibqp: a UD QP
+ * @gid: the MGID
+ * @lid: ignored (RoCE has no LIDs)
+ *
+ * Context: process context.
+ * Return: 0; -EINVAL for a QP that is not UD or a GID that is not
+ * multicast; -ENOMEM when the device or the group is full.
+ */
+int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct sroce_dev *sdev = to_sroce_dev(ibqp->device);
+	struct sroce_mcast *mc = &sdev->mcast;
+	struct sroce_mcg *fresh;
+	unsigned long flags;
+	bool used;
+	int err;
+
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return -ENOMEM;
+	fresh->mgid = *gid;
+	if (!sroce_mgid_mac(gid, fresh->mac)) {
+		kfree(fresh);
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&mc->lock, flags);
+	err = sroce_mcg_add(mc, fresh, ibqp->qp_num, &used);
+	if (err && used) {
+		list_del(&fresh->node);
+		mc->ngroups--;
+		used = false;
+	}
+	spin_unlock_irqrestore(&mc->lock, flags);
+	if (!used) {
+		kfree(fresh);
+		return err;
+	}
+	/* a new group: let its frames in */
+	return dev_mc_add(sdev->ndev, fresh->mac) ? -ENOMEM : 0;
+}
+
+/**
+ * sroce_detach_mcast() - ib_device_ops.detach_mcast
+ * @ibqp: the QP
+ * @gid: the MGID
+ * @lid: ignored
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL if @ibqp is not attached to @gid.
+ */
+int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct sroce_dev *sdev = to_sroce_dev(ibqp->device);
+	struct sroce_mcast *mc = &sdev->mcast;
+	struct sroce_mcg *g, *gone = NULL;
+	unsigned long flags;
+	int i, err = -EINVAL;
+
+	spin_lock_irqsave(&mc->lock, flags);
+	g = sroce_mcg_find(mc, gid);
+	i = g ? sroce_mcg_index(g, ibqp->qp_num) : -1;
+	if (i >= 0) {
+		g->qpns[i] = g->qpns[--g->nqps];
+		if (!g->nqps) {
+			list_del(&g->node);
+			mc->ngroups--;
+			gone = g;
+		}
+		err = 0;
+	}
+	spin_unlock_irqrestore(&mc->lock, flags);
+	if (gone) {
+		dev_mc_del(sdev->ndev, gone->mac);
+		kfree(gone);
+	}
+	return err;
+}
+
+/**
+ * sroce_mcast_rcv() - deliver a datagram sent to the multicast QPN
+ * @sdev: the device that received it
+ * @skb: the packet, parsed; consumed
+ *
+ * Context: any (softirq for packets from the wire).
+ */
+void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	u32 qpns[SROCE_MAX_MCAST_QP_ATTACH];
+	struct sroce_mcast *mc = &sdev->mcast;
+	unsigned int i, n = 0;
+	struct sroce_mcg *g;
+	union ib_gid mgid;
+	unsigned long flags;
+	struct sk_buff *copy;
+
+	if (pkt->net == SROCE_PKT_IPV4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)mgid.raw);
+	else
+		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
+
+	spin_lock_irqsave(&mc->lock, flags);
+	g = sroce_mcg_find(mc, &mgid);
+	if (g) {
+		n = g->nqps;
+		memcpy(qpns, g->qpns, n * sizeof(qpns[0]));
+	}
+	spin_unlock_irqrestore(&mc->lock, flags);
+
+	if (!n || skb_linearize(skb)) {
+		sroce_pkt_count_drop(sdev, n ? SROCE_DROP_NOMEM :
+					       SROCE_DROP_NO_QP);
+		kfree_skb(skb);
+		return;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		copy = skb_clone(skb, GFP_ATOMIC);
+		if (!copy) {
+			sroce_pkt_count_drop(sdev, SROCE_DROP_NOMEM);
+			continue;
+		}
+		/* the parsed description travels in the control block */
+		sroce_rcv_qp(sdev, copy, qpns[i]);
+	}
+	sroce_rcv_qp(sdev, skb, qpns[n - 1]);
+}
