@@ -96,7 +96,7 @@ expect() {
 for a in 10.0.0.2 fd00::2; do
 	WHY=""
 	pair "rping-$a" 7174 300 -- rping -s -a "$a" -C "$PINGS" -V -- \
-		rping -c -a "$a" -C "$PINGS" -V || true
+		rping -c -a "$a" -C "$PINGS" -V -v || true
 	expect "rping $a: $PINGS pings, data validated" \
 		"rdma-ping-$((PINGS - 1)):" "cm-rping-$a-cli.txt"
 done
