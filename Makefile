@@ -53,7 +53,7 @@ bench:
 help:
 	@echo "make              build sroce.ko against Debian's 6.1 headers (W=1)"
 	@echo "make setup        install every Debian package the project needs, fetch the stock kernel"
-	@echo "make demo         set up, build, boot the stock kernel in QEMU: ibv_rc_pingpong between two sroce devices"
+	@echo "make demo         set up, build, boot the stock kernel in QEMU: ibv_rc_pingpong and rping between two sroce devices"
 	@echo "make check        set up, then run every test (build, sparse, checkpatch, KUnit, VM scenarios)"
 	@echo "make bench        perftest matrix on sroce (workqueue, tasklet) and rdma_rxe in QEMU; not in check"
 	@echo "make sparse       sparse (C=2) over the driver"
