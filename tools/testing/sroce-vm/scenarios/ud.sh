@@ -10,7 +10,6 @@
 #     sroce0 (client)                             sroce1 (server)
 #
 # sroce-vm: timeout 600
-# sroce-vm: mem 4096
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
