@@ -157,6 +157,7 @@ check_vm_suites() {
 		    "$run/$kernel"/uc/results/uc.txt \
 		    "$run/$kernel"/ud/results/ud.txt \
 		    "$run/$kernel"/cm/results/cm.txt \
+		    "$run/$kernel"/cm/results/cm_test.txt \
 		    "$run/$kernel"/perftest/results/perftest.txt; do
 		[ -f "$file" ] || continue
 		suite=$(basename "$(dirname "$(dirname "$file")")")

@@ -14,12 +14,14 @@
 #   ucmatose (4 connections), udaddy (UD through rdma_cm), rdma_server /
 #   rdma_client, mckey (IPv4 multicast join, send, receive, leave),
 #   ib_{write,send,read}_bw -R, and a connect to a port nobody listens on,
-#   which must be rejected, not hang.
+#   which must be rejected, not hang.  Then tools/testing/sroce-verbs/
+#   cm_test.py drives rdma_cm event by event (private data in the request,
+#   reply and reject, disconnect on both sides, IPv4 and IPv6, and
+#   address resolution that must time out).
 #
 # One "ok N - name" / "not ok N - name: why" line per run in
-# $SROCE_RESULTS/cm.txt, which make check counts.
+# $SROCE_RESULTS/cm.txt and cm_test.txt, which make check counts.
 # sroce-vm: timeout 900
-# sroce-vm: mem 4096
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
@@ -46,7 +48,8 @@ tap() {
 
 # cm_listening PORT: an rdma_cm ID listens on PORT.
 cm_listening() {
-	rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN .*src-port $1 "
+	rdma resource show cm_id 2>/dev/null |
+		grep -q "state LISTEN .*src-addr [^ ]*:$1 "
 }
 
 # pair NAME PORT LIMIT -- SERVER... -- CLIENT...: the server, then (once an
@@ -68,6 +71,8 @@ pair() {
 	set +e
 	timeout "$limit" "${cli[@]}" >"cm-$name-cli.txt" 2>&1
 	c=$?
+	# a client that failed leaves its server waiting: do not wait for it
+	[ "$c" = 0 ] || kill "$spid" 2>/dev/null
 	wait "$spid"
 	s=$?
 	set -e
@@ -149,6 +154,15 @@ cat cm-reject.txt
 rc=1
 if [ "$c" != 0 ] && [ "$c" != 124 ]; then rc=0; fi
 tap "$rc" "connect to a port with no listener is refused" "client exit $c"
+
+sroce_log "running cm_test.py sroce0 sroce1"
+set +e
+PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -u \
+	"${SROCE_TOP:?}/tools/testing/sroce-verbs/cm_test.py" sroce0 sroce1 2>&1 |
+	tee "$SROCE_RESULTS/cm_test.txt"
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" = 0 ] || failed+=("cm_test.py")
 
 rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
