@@ -60,13 +60,13 @@ void setup_side(struct run *r, struct side *sd, int gid_index)
 	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	struct ibv_qp_init_attr qia = {
-		.qp_type = r->o.qpt == QPK_UC ? IBV_QPT_UC : IBV_QPT_RC,
+		.qp_type = is_ud(r) ? IBV_QPT_UD : is_uc(r) ? IBV_QPT_UC : IBV_QPT_RC,
 		.sq_sig_all = 0,
 		.cap = {
 			.max_send_wr = r->o.depth,
-			.max_recv_wr = r->o.depth,
+			.max_recv_wr = r->rdepth,
 			.max_send_sge = r->o.sges,
-			.max_recv_sge = r->o.sges,
+			.max_recv_sge = r->o.sges + is_ud(r),	/* UD: the GRH */
 		},
 	};
 	int i, fl;
@@ -79,7 +79,7 @@ void setup_side(struct run *r, struct side *sd, int gid_index)
 	fl = fcntl(sd->ch->fd, F_GETFL);
 	if (fl < 0 || fcntl(sd->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		die("fcntl: %s", strerror(errno));
-	sd->cq = ibv_create_cq(sd->ctx, (int)(2 * r->o.depth + 8), NULL, sd->ch, 0);
+	sd->cq = ibv_create_cq(sd->ctx, (int)(r->o.depth + r->rdepth + 8), NULL, sd->ch, 0);
 	if (!sd->cq)
 		die("%s: ibv_create_cq: %s", sd->name, strerror(errno));
 	qia.send_cq = sd->cq;
@@ -88,7 +88,8 @@ void setup_side(struct run *r, struct side *sd, int gid_index)
 	if (!sd->qp)
 		die("%s: ibv_create_qp: %s", sd->name, strerror(errno));
 
-	sd->len = r->o.depth * r->span + ATOMIC_TARGETS * ATOMIC_STRIDE;
+	/* the receive slots (B's; A uses the first depth) and atomic targets */
+	sd->len = r->rdepth * r->span + ATOMIC_TARGETS * ATOMIC_STRIDE;
 	if (posix_memalign((void **)&sd->buf, 4096, sd->len))
 		die("out of memory (%zu bytes)", sd->len);
 	memset(sd->buf, PAT_CANARY, sd->len);
@@ -183,6 +184,8 @@ void teardown(struct side *sd)
 
 	if (sd->qp)
 		ibv_destroy_qp(sd->qp);
+	if (sd->ah)
+		ibv_destroy_ah(sd->ah);
 	for (i = 0; i < 2; i++)
 		if (sd->mr[i])
 			ibv_dereg_mr(sd->mr[i]);

@@ -25,11 +25,12 @@
 #include "conn.h"
 #include "pattern.h"
 #include "sroce_integrity.h"
+#include "ud.h"
 #include "unreliable.h"
 #include "xfer.h"
 
 const char *const op_names[] = { "send", "write", "read", "atomic" };
-const char *const qp_names[] = { "rc", "uc" };
+const char *const qp_names[] = { "rc", "uc", "ud" };
 
 /* Counters whose deltas the summary line reports, per device. */
 const char *const cnt_names[NR_CNT] = {
@@ -138,12 +139,10 @@ static enum qp_kind parse_qp(const char *s)
 {
 	int i;
 
-	for (i = QPK_RC; i <= QPK_UC; i++)
+	for (i = QPK_RC; i <= QPK_UD; i++)
 		if (!strcmp(s, qp_names[i]))
 			return (enum qp_kind)i;
-	if (!strcmp(s, "ud"))
-		die("-Q ud is not implemented yet");
-	die("unknown QP type '%s' (rc or uc)", s);
+	die("unknown QP type '%s' (rc, uc or ud)", s);
 }
 
 static double parse_pct(const char *s)
@@ -160,7 +159,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sroce_integrity -a DEV -b DEV -g GIDIDX -G GIDIDX -o send|write|read|atomic\n"
-		"                       [-Q rc|uc] [options]\n"
+		"                       [-Q rc|uc|ud] [options]\n"
 		"  -n BYTES     volume (K/M/G suffixes; default 1G)\n"
 		"  -c COUNT     atomic operations (default 100000)\n"
 		"  -s SIZE      message size (default 64K; with -x the largest size, default 256K)\n"
@@ -174,13 +173,58 @@ static void usage(void)
 		"  -R N         rnr_retry (default 7)\n"
 		"  -w SECONDS   progress watchdog (default 30)\n"
 		"  -p PSN       first PSN (default 0xfffff0: wraps at once)\n"
-		"  -Q rc|uc     transport (default rc); -u is -Q uc.  UC: send and write only,\n"
-		"               -t/-r/-R do not apply\n"
-		"  -L PCT       UC: most messages that may be lost, in %% (default 0)\n"
-		"  -I MS        UC: quiet period before missing messages are lost (default 200)\n"
+		"  -Q rc|uc|ud  transport (default rc); -u is -Q uc, -d is -Q ud.  UC: send and\n"
+		"               write only; UD: send only, -s at most -m (default -m, also\n"
+		"               with -x), -e at most 62; -t/-r/-R do not apply to either\n"
+		"  -L PCT       UC, UD: most messages that may be lost, in %% (default 0)\n"
+		"  -I MS        UC, UD: quiet period before missing messages are lost (default 200)\n"
 		"  -v           verbose\n"
 		"  -T           self-test of the pattern checker (no devices)\n");
 	exit(2);
+}
+
+/*
+ * UD: a datagram is one packet, and it carries SEND or SEND_WITH_IMM only
+ * (IBA 9.8.2, 9.8.3); the receive WQE's first 40 bytes take the GRH.
+ */
+static void check_ud_opts(struct opts *o)
+{
+	if (o->op != OP_SEND)
+		die("-o %s needs a connected QP: a UD QP carries SEND and SEND_WITH_IMM only (use -o send)",
+		    op_names[o->op]);
+	if (o->size > (uint32_t)o->mtu)
+		die("-s %u is over the path MTU %d: a UD message is one packet (use -s %d or less)",
+		    o->size, o->mtu, o->mtu);
+	if (o->sges > PAT_MAX_PIECES - 1)
+		die("-e %u: UD needs one receive SGE more for the GRH (at most %d)",
+		    o->sges, PAT_MAX_PIECES - 1);
+	if (!o->sig_every || o->sig_every > o->depth)
+		o->sig_every = o->depth;
+	if (!o->quiet_ms || o->quiet_ms > 1000 * o->watchdog)
+		die("-I must be 1 ms..the watchdog (-w)");
+}
+
+static void check_opts(struct opts *o)
+{
+	if (o->depth < 2 || o->depth > 4096 || o->sges < 1 || o->sges > PAT_MAX_PIECES ||
+	    o->timeout > 31 || o->retry > 7 || o->rnr_retry > 7 || !o->watchdog ||
+	    o->size > (1u << 26) ||
+	    (o->mtu != 256 && o->mtu != 512 && o->mtu != 1024 && o->mtu != 2048 &&
+	     o->mtu != 4096))
+		die("option out of range (see -h)");
+	if (o->qpt == QPK_UD) {
+		check_ud_opts(o);
+		return;
+	}
+	if (o->mixed && o->size < 4 * (uint32_t)o->mtu)
+		die("-x needs -s of at least 4 path MTUs");
+	if (!o->sig_every || o->sig_every > o->depth)
+		o->sig_every = o->depth;
+	if (o->qpt == QPK_UC && (o->op == OP_READ || o->op == OP_ATOMIC))
+		die("-o %s needs RC: a UC QP has no RDMA READ or atomics (use send or write)",
+		    op_names[o->op]);
+	if (o->qpt == QPK_UC && (!o->quiet_ms || o->quiet_ms > 1000 * o->watchdog))
+		die("-I must be 1 ms..the watchdog (-w)");
 }
 
 static void parse_opts(struct opts *o, int argc, char **argv)
@@ -194,7 +238,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		.rnr_retry = 7, .watchdog = 30, .psn = 0xfffff0,
 		.qpt = QPK_RC, .loss_pct = 0, .quiet_ms = 200,
 	};
-	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:p:Q:uL:I:vTh")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:p:Q:udL:I:vTh")) != -1) {
 		switch (c) {
 		case 'a': o->dev[0] = optarg; break;
 		case 'b': o->dev[1] = optarg; break;
@@ -218,6 +262,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'p': o->psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
 		case 'Q': o->qpt = parse_qp(optarg); break;
 		case 'u': o->qpt = QPK_UC; break;
+		case 'd': o->qpt = QPK_UD; break;
 		case 'L': o->loss_pct = parse_pct(optarg); break;
 		case 'I': o->quiet_ms = (unsigned int)atoi(optarg); break;
 		case 'v': o->verbose = 1; break;
@@ -231,23 +276,11 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	}
 	if (!o->dev[0] || !o->dev[1] || o->gid[0] < 0 || o->gid[1] < 0 || optind != argc)
 		usage();
-	if (o->mixed && !have_size)
+	if (o->qpt == QPK_UD && !have_size)
+		o->size = (uint32_t)o->mtu;
+	else if (o->mixed && !have_size)
 		o->size = 256 * 1024;
-	if (o->depth < 2 || o->depth > 4096 || o->sges < 1 || o->sges > PAT_MAX_PIECES ||
-	    o->timeout > 31 || o->retry > 7 || o->rnr_retry > 7 || !o->watchdog ||
-	    o->size > (1u << 26) ||
-	    (o->mtu != 256 && o->mtu != 512 && o->mtu != 1024 && o->mtu != 2048 &&
-	     o->mtu != 4096))
-		die("option out of range (see -h)");
-	if (o->mixed && o->size < 4 * (uint32_t)o->mtu)
-		die("-x needs -s of at least 4 path MTUs");
-	if (!o->sig_every || o->sig_every > o->depth)
-		o->sig_every = o->depth;
-	if (o->qpt == QPK_UC && (o->op == OP_READ || o->op == OP_ATOMIC))
-		die("-o %s needs RC: a UC QP has no RDMA READ or atomics (use send or write)",
-		    op_names[o->op]);
-	if (o->qpt == QPK_UC && (!o->quiet_ms || o->quiet_ms > 1000 * o->watchdog))
-		die("-I must be 1 ms..the watchdog (-w)");
+	check_opts(o);
 }
 
 static void summary(struct run *r, double secs)
@@ -278,34 +311,42 @@ static void summary(struct run *r, double secs)
 	       d[0][C_TIMEOUT] + d[0][C_SEQNAK], d[0][C_TIMEOUT], d[0][C_SEQNAK],
 	       d[1][C_DUP], d[1][C_OOS], d[0][C_RNR],
 	       d[0][C_ICRC] + d[1][C_ICRC], d[0][C_MALFORMED] + d[1][C_MALFORMED]);
-	if (is_uc(r))
+	if (is_ud(r))
+		printf(" grh=%s", ud_grh_form(r));
+	if (is_unrel(r))
 		printf(" delivered=%" PRIu64 " lost=%" PRIu64 " dups=%" PRIu64
 		       " late=%" PRIu64, r->delivered, r->lost, r->dups, r->late);
 	printf(" result=%s\n", r->failed ? "FAIL" : "PASS");
 }
 
-int main(int argc, char **argv)
+/* Buffers and both sides' verbs objects. */
+static void prepare(struct run *r)
 {
-	static struct run run;
-	struct run *r = &run;
-	unsigned int rd_atomic, i;
-	struct ibv_device_attr da;
-	double t0, secs;
-
-	parse_opts(&r->o, argc, argv);
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	r->maxlen = r->o.op == OP_ATOMIC ? 8 : r->o.size;
 	r->span = r->o.op == OP_ATOMIC ? ATOMIC_STRIDE :
 		  (pat_layout_span(r->maxlen, r->o.sges) + 63) & ~(size_t)63;
+	r->rdepth = r->o.depth;
+	if (is_ud(r)) {
+		r->span += UD_PREFIX;
+		r->rdepth = 2 * r->o.depth;
+	}
 	r->last_seq = -1;
 	r->rq = calloc(r->o.depth, sizeof(*r->rq));
-	r->rv = calloc(r->o.depth, sizeof(*r->rv));
+	r->rv = calloc(r->rdepth, sizeof(*r->rv));
 	if (!r->rq || !r->rv)
 		die("out of memory");
 	r->s[0].name = r->o.dev[0];
 	r->s[1].name = r->o.dev[1];
 	setup_side(r, &r->s[0], r->o.gid[0]);
 	setup_side(r, &r->s[1], r->o.gid[1]);
+}
+
+/* Both QPs to RTS, the atomic targets set, B's receives posted. */
+static void connect_pair(struct run *r)
+{
+	unsigned int rd_atomic, i;
+	struct ibv_device_attr da;
+
 	if (ibv_query_device(r->s[0].ctx, &da))
 		die("ibv_query_device");
 	rd_atomic = r->o.depth < (unsigned int)da.max_qp_rd_atom ?
@@ -314,18 +355,34 @@ int main(int argc, char **argv)
 		rd_atomic = 255;
 	for (i = 0; i < ATOMIC_TARGETS; i++) {
 		r->model[i] = 0x1000000000000000ull * (i + 1) + i;
-		memcpy(r->s[1].buf + r->o.depth * r->span + i * ATOMIC_STRIDE,
+		memcpy(r->s[1].buf + r->rdepth * r->span + i * ATOMIC_STRIDE,
 		       &r->model[i], 8);
 	}
-	connect_qp(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
-		   (r->o.psn + 0x1234) & 0xffffff, rd_atomic, is_uc(r));
-	connect_qp(r, &r->s[1], &r->s[0], r->o.gid[1],
-		   (r->o.psn + 0x1234) & 0xffffff, r->o.psn, rd_atomic,
-		   is_uc(r));
+	if (is_ud(r)) {
+		ud_connect(r);
+	} else {
+		connect_qp(r, &r->s[0], &r->s[1], r->o.gid[0], r->o.psn,
+			   (r->o.psn + 0x1234) & 0xffffff, rd_atomic, is_uc(r));
+		connect_qp(r, &r->s[1], &r->s[0], r->o.gid[1],
+			   (r->o.psn + 0x1234) & 0xffffff, r->o.psn, rd_atomic,
+			   is_uc(r));
+	}
 	if (r->o.op == OP_SEND || r->o.op == OP_WRITE)
-		for (i = 0; i < r->o.depth; i++)
+		for (i = 0; i < r->rdepth; i++)
 			if (post_recv(r))
 				break;
+}
+
+int main(int argc, char **argv)
+{
+	static struct run run;
+	struct run *r = &run;
+	double t0, secs;
+
+	parse_opts(&r->o, argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	prepare(r);
+	connect_pair(r);
 	read_counters(&r->s[0]);
 	read_counters(&r->s[1]);
 	if (r->o.verbose)
@@ -337,7 +394,7 @@ int main(int argc, char **argv)
 		secs = now_s() - t0;
 		if (!check_quiet(r) && r->o.op == OP_ATOMIC)
 			check_atomic_targets(r);
-		if (!r->failed && is_uc(r))
+		if (!r->failed && is_unrel(r))
 			uc_verdict(r);
 	} else {
 		secs = now_s() - t0;
@@ -347,5 +404,6 @@ int main(int argc, char **argv)
 	teardown(&r->s[1]);
 	free(r->rq);
 	free(r->rv);
+	free(r->seen);
 	return r->failed ? 1 : 0;
 }

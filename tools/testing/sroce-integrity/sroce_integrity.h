@@ -18,8 +18,8 @@
 enum op_kind { OP_SEND, OP_WRITE, OP_READ, OP_ATOMIC };
 extern const char *const op_names[];
 
-/* Transport of the QP pair (UD is a later step: the names stay open). */
-enum qp_kind { QPK_RC, QPK_UC };
+/* Transport of the QP pair. */
+enum qp_kind { QPK_RC, QPK_UC, QPK_UD };
 extern const char *const qp_names[];
 
 #define ATOMIC_TARGETS	4
@@ -52,6 +52,7 @@ struct side {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr[2];
+	struct ibv_ah *ah;	/* UD: A's address handle of B */
 	uint8_t *buf;
 	size_t len;
 	union ibv_gid gid;
@@ -92,6 +93,14 @@ struct run {
 	 */
 	uint64_t delivered, lost, dups, late;
 	int64_t last_seq;
+	/*
+	 * UD: B posts rdepth receive WQEs (2 x depth: headroom for
+	 * duplicates), each slot with a GRH prefix; seen[seq] is set once
+	 * message seq was delivered (a second copy is a duplicate).
+	 */
+	unsigned int rdepth;
+	uint8_t *seen;
+	size_t seen_cap;
 };
 
 /* Counters whose deltas the summary line reports, per device. */
@@ -109,6 +118,17 @@ uint8_t *slot_base(struct side *sd, const struct run *r, uint64_t n);
 static inline int is_uc(const struct run *r)
 {
 	return r->o.qpt == QPK_UC;
+}
+
+static inline int is_ud(const struct run *r)
+{
+	return r->o.qpt == QPK_UD;
+}
+
+/* UC or UD: no ACKs, every message names itself, losses are counted. */
+static inline int is_unrel(const struct run *r)
+{
+	return r->o.qpt != QPK_RC;
 }
 
 #endif /* SROCE_INTEGRITY_H */

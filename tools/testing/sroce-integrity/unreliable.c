@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce_integrity: UC receive accounting (self-naming messages,
+ * sroce_integrity: UC (and UD) receive accounting (self-naming messages,
  * loss, duplicates, late arrivals and the loss budget).
  *
  * Copyright (c) 2026 The sroce authors
@@ -14,12 +14,12 @@
 #include "xfer.h"
 
 /*
- * UC: declare messages r->verified..@upto-1 lost.  A WRITE that was dropped
+ * UC, UD: declare messages r->verified..@upto-1 lost.  A WRITE that was dropped
  * may have landed in part: what landed must be right, and its slot is
  * reset for the message that reuses it.  (A SEND's remains stay in the
  * receive WQE it was being scattered into: see uc_check_send().)
  */
-static int uc_lose(struct run *r, uint64_t upto)
+int uc_lose(struct run *r, uint64_t upto)
 {
 	struct pat_result res;
 	uint64_t k;
@@ -155,12 +155,12 @@ int uc_recv(struct run *r, const struct ibv_wc *wc)
 }
 
 /*
- * UC: everything posted has completed on the requester and nothing has
+ * UC, UD: everything posted has completed on the requester and nothing has
  * arrived for the quiet period: the tail of the burst is lost.
  */
 int uc_quiet(struct run *r, double idle)
 {
-	if (!is_uc(r) || r->posted <= r->verified || r->completed < r->posted ||
+	if (!is_unrel(r) || r->posted <= r->verified || r->completed < r->posted ||
 	    idle * 1000 < r->o.quiet_ms)
 		return 0;
 	if (r->o.verbose)
@@ -169,16 +169,17 @@ int uc_quiet(struct run *r, double idle)
 	return uc_lose(r, r->posted) ? -1 : 1;
 }
 
-/* UC: every message delivered or lost, some delivered, losses in budget. */
+/* UC, UD: every message delivered or lost, some delivered, losses in budget. */
 void uc_verdict(struct run *r)
 {
-	if (r->delivered + r->lost != r->nmsgs)
-		fail(r, "UC accounting: %" PRIu64 " delivered + %" PRIu64
-		     " lost != %" PRIu64 " messages", r->delivered, r->lost, r->nmsgs);
-	else if (!r->delivered)
-		fail(r, "UC: not one of %" PRIu64 " messages was delivered", r->nmsgs);
-	else if (r->lost * 100.0 > r->o.loss_pct * r->nmsgs)
-		fail(r, "UC: %" PRIu64 " of %" PRIu64 " messages lost (%.2f%%), over the -L budget of %g%%",
-		     r->lost, r->nmsgs, r->lost * 100.0 / r->nmsgs, r->o.loss_pct);
-}
+	const char *t = is_ud(r) ? "UD" : "UC";
 
+	if (r->delivered + r->lost != r->nmsgs)
+		fail(r, "%s accounting: %" PRIu64 " delivered + %" PRIu64
+		     " lost != %" PRIu64 " messages", t, r->delivered, r->lost, r->nmsgs);
+	else if (!r->delivered)
+		fail(r, "%s: not one of %" PRIu64 " messages was delivered", t, r->nmsgs);
+	else if (r->lost * 100.0 > r->o.loss_pct * r->nmsgs)
+		fail(r, "%s: %" PRIu64 " of %" PRIu64 " messages lost (%.2f%%), over the -L budget of %g%%",
+		     t, r->lost, r->nmsgs, r->lost * 100.0 / r->nmsgs, r->o.loss_pct);
+}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ud.h"
 #include "unreliable.h"
 #include "xfer.h"
 
@@ -23,12 +24,14 @@ int post_recv(struct run *r)
 	struct side *b = &r->s[1];
 	uint64_t n = r->recvs_posted;
 	struct rcv_slot *rs = &r->rv[n % r->o.depth];
-	struct ibv_sge sge[PAT_MAX_PIECES];
+	struct ibv_sge sge[PAT_MAX_PIECES + 1];
 	struct ibv_recv_wr wr = { .wr_id = n, .sg_list = sge }, *bad;
 	unsigned int i;
 	int err;
 
-	if (r->o.op == OP_SEND) {
+	if (is_ud(r)) {
+		wr.num_sge = (int)ud_recv_sges(r, n, sge);
+	} else if (r->o.op == OP_SEND) {
 		uint8_t *base = slot_base(b, r, n);
 
 		pat_layout_make(&rs->lay, 2 * n + 1, r->maxlen, r->o.sges);
@@ -71,7 +74,7 @@ static void prep_atomic(struct run *r, struct req_slot *q, struct ibv_send_wr *w
 	sge->addr = (uintptr_t)local;
 	sge->length = 8;
 	sge->lkey = a->mr[q->seq & 1]->lkey;
-	wr->wr.atomic.remote_addr = (uintptr_t)(b->buf + r->o.depth * r->span +
+	wr->wr.atomic.remote_addr = (uintptr_t)(b->buf + r->rdepth * r->span +
 						t * ATOMIC_STRIDE);
 	wr->wr.atomic.rkey = b->mr[(q->seq >> 1) & 1]->rkey;
 	q->cas = (h >> 16) % 3 == 0;
@@ -111,7 +114,9 @@ static void prep_data(struct run *r, struct req_slot *q, struct ibv_send_wr *wr,
 	switch (r->o.op) {
 	case OP_SEND:
 		pat_fill(base, &q->lay, q->seq, q->len);
-		if (is_uc(r)) {
+		if (is_ud(r)) {
+			ud_prep_send(r, q->seq, wr);
+		} else if (is_uc(r)) {
 			/* a receive WQE number says nothing on UC: name it */
 			wr->opcode = IBV_WR_SEND_WITH_IMM;
 			wr->imm_data = htonl(q->seq);
@@ -169,10 +174,10 @@ int post_one(struct run *r)
 		prep_data(r, q, &wr, sge, last);
 	q->signaled = last || seq % r->o.sig_every == r->o.sig_every - 1;
 	/*
-	 * UC: the WR that fills the receive window is signaled, so that
+	 * UC, UD: the WR that fills the receive window is signaled, so that
 	 * "everything posted has completed" is known when the window stalls.
 	 */
-	if (is_uc(r) && seq + 1 >= r->verified + r->o.depth)
+	if (is_unrel(r) && seq + 1 >= r->verified + r->o.depth)
 		q->signaled = 1;
 	if (q->signaled)
 		wr.send_flags = IBV_SEND_SIGNALED;
@@ -369,7 +374,9 @@ static int rsp_completion(struct run *r, const struct ibv_wc *wc)
 		     PRIu64 ")", wc->wr_id, r->recvs_done);
 		return -1;
 	}
-	if (is_uc(r))
+	if (is_ud(r))
+		err = ud_recv(r, wc);
+	else if (is_uc(r))
 		err = uc_recv(r, wc);
 	else
 		err = r->o.op == OP_SEND ? recv_send(r, wc) : recv_write(r, wc);
@@ -479,7 +486,7 @@ int run_loop(struct run *r)
 			progress_dump(r, "no completion within the watchdog");
 			return -1;
 		}
-		if (is_uc(r) && r->o.quiet_ms < 200)
+		if (is_unrel(r) && r->o.quiet_ms < 200)
 			ms = (int)r->o.quiet_ms;
 		if (wait_events(r, ms))
 			return -1;
@@ -505,7 +512,7 @@ int check_quiet(struct run *r)
 
 int check_atomic_targets(struct run *r)
 {
-	const uint8_t *t = r->s[1].buf + r->o.depth * r->span;
+	const uint8_t *t = r->s[1].buf + r->rdepth * r->span;
 	unsigned int i;
 	uint64_t v;
 
