@@ -269,6 +269,8 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'T':
 			if (pat_selftest())
 				die("pattern self-test failed");
+			if (ud_selftest())
+				die("UD GRH check self-test failed");
 			printf("sroce_integrity: pattern self-test passed\n");
 			exit(0);
 		default: usage();

@@ -24,5 +24,6 @@ unsigned int ud_recv_sges(struct run *r, uint64_t n, struct ibv_sge *sge);
 void ud_prep_send(struct run *r, uint32_t seq, struct ibv_send_wr *wr);
 int ud_recv(struct run *r, const struct ibv_wc *wc);
 const char *ud_grh_form(const struct run *r);
+int ud_selftest(void);
 
 #endif /* SROCE_INTEGRITY_UD_H */
