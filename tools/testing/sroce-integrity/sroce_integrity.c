@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce_integrity: move data over one RC or UC QP pair between two RDMA
- * devices and verify every byte on the receiving side.
+ * sroce_integrity: move data over one RC, UC or UD QP pair between two
+ * RDMA devices and verify every byte on the receiving side.
  *
  * Copyright (c) 2026 The sroce authors
  *
  * One process opens both devices: side A is the requester, side B the
  * responder.  Each message carries a pattern keyed by (sequence number,
  * byte offset) and is gathered from / scattered into several SGEs at zero
- * and odd offsets, with canary bytes around them.  On UC every message
- * names itself (its immediate is its seq): lost messages are counted
- * against a budget, every delivered one is checked in full.  See README.
+ * and odd offsets, with canary bytes around them.  On UC and UD every
+ * message names itself (its immediate is its seq): lost messages are
+ * counted against a budget, every delivered one is checked in full (on UD
+ * with the GRH in front of it: ud.c).  See README.
+ *
+ * Parts: conn.c (verbs objects, connecting RC/UC QPs), xfer.c (posting,
+ * completions, the main loop), unreliable.c (UC/UD loss accounting),
+ * ud.c (UD setup and datagram checks), pattern.c (the data pattern).
  */
 #include <errno.h>
 #include <getopt.h>
