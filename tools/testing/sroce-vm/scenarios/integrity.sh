@@ -50,8 +50,9 @@
 # runs only the runs whose tag matches (e.g. only=uc), and
 # sroce_integrity.uc_loss=PCT sets the UC netem runs' loss budget,
 # sroce_integrity.ud_loss=PCT the UD ones'.  UC clean runs move $SMALL
-# each, UC netem runs $CORRUPT; UD runs $UD_SMALL (clean, 4 KiB), $UD_MIXED
-# (mixed) and $CORRUPT (netem, corrupt).  The summary lines
+# each ($UC_MIXED the mixed one), UC netem runs $CORRUPT; UD runs
+# $UD_SMALL (clean, 4 KiB), $UD_MIXED (mixed) and $UD_NETEM (netem,
+# corrupt).  The summary lines
 # land in $SROCE_RESULTS/integrity-summary.txt.
 #
 # sroce-vm: build-prog sroce-integrity
@@ -79,10 +80,11 @@ cmdline_var() {
 # slower: an eighth to a quarter of that, about 7 minutes.
 if [ "$SROCE_KERNEL" = debug ]; then
 	CLEAN=128M SMALL=16M NETEM=64M CORRUPT=16M ATOMICS=10000 NETEM_ATOMICS=5000
-	UD_MIXED=4M
+	# UD: 2 ms a datagram there; UC mixed halved to make room for them
+	UD_SMALL=8M UD_MIXED=2M UD_NETEM=8M UC_MIXED=8M
 else
 	CLEAN=1G SMALL=128M NETEM=256M CORRUPT=64M ATOMICS=100000 NETEM_ATOMICS=20000
-	UD_MIXED=32M
+	UD_SMALL=128M UD_MIXED=32M UD_NETEM=64M UC_MIXED=128M
 fi
 CLEAN=$(cmdline_var clean "$CLEAN")		# each opcode, MTU 4096, clean
 SMALL=$(cmdline_var small "$SMALL")		# each opcode, MTU 1024 mixed, clean
@@ -102,13 +104,16 @@ UC_LOSS=$(cmdline_var uc_loss 60)
 # outstanding WRs: with 4 KiB messages the tool's per-message round trip
 # bounds the rate (~6 MB/s at -q 16, ~20 MB/s at -q 64 on stock, RC alike).
 UD_LOSS=$(cmdline_var ud_loss 5)
-UD_SMALL=$(cmdline_var ud_small "$SMALL")	# UD, 4 KiB datagrams, clean
+UC_MIXED=$(cmdline_var uc_mixed "$UC_MIXED")	# UC SEND, MTU 1024 mixed, clean
+UD_SMALL=$(cmdline_var ud_small "$UD_SMALL")	# UD, 4 KiB datagrams, clean
 UD_MIXED=$(cmdline_var ud_mixed "$UD_MIXED")	# UD, 1 B..1 KiB, clean
+UD_NETEM=$(cmdline_var ud_netem "$UD_NETEM")	# UD, 4 KiB, netem and corrupt
 ONLY=$(cmdline_var only "")			# ERE of run tags to run (default all)
 IMPAIR=(delay 1ms reorder 10% 50% loss 1% duplicate 1%)
 
 sroce_log "kernel $SROCE_KERNEL, device type $TYPE: clean $CLEAN, MTU-1024 mixed $SMALL," \
-	"netem $NETEM, corrupt $CORRUPT, atomics $ATOMICS (netem $NETEM_ATOMICS)" \
+	"netem $NETEM, corrupt $CORRUPT, atomics $ATOMICS (netem $NETEM_ATOMICS)," \
+	"UC mixed $UC_MIXED, UD clean $UD_SMALL, mixed $UD_MIXED, netem $UD_NETEM" \
 	"per run$([ "$SROCE_KERNEL" = debug ] && echo ' (debug kernel: reduced volumes)')"
 
 PROG=${SROCE_PROGS:?}/sroce_integrity
@@ -216,7 +221,7 @@ integ atomic-1024 -o atomic -m 1024 -c "$ATOMICS" -q 32 || true
 for op in send write; do
 	integ "uc-$op-4096" -u -o "$op" -m 4096 -n "$SMALL" -s 64K -e 4 -L 0 || true
 done
-integ uc-send-1024-mixed -u -o send -m 1024 -n "$SMALL" -x -s 256K -e 7 -L 0 || true
+integ uc-send-1024-mixed -u -o send -m 1024 -n "$UC_MIXED" -x -s 256K -e 7 -L 0 || true
 integ ud-send-4096 -d -q 64 -S 16 -o send -m 4096 -n "$UD_SMALL" -s 4096 -e 4 -L 0 &&
 	expect_none late && expect_none dups
 veth_mtu 1500
@@ -238,7 +243,7 @@ for op in send write; do
 	integ "uc-$op-4096-netem" -u -o "$op" -m 4096 -n "$CORRUPT" -s 64K -e 4 \
 		-L "$UC_LOSS" -w 60 && expect_moved lost
 done
-integ ud-send-4096-netem -d -q 64 -S 16 -o send -m 4096 -n "$CORRUPT" -s 4096 -e 4 \
+integ ud-send-4096-netem -d -q 64 -S 16 -o send -m 4096 -n "$UD_NETEM" -s 4096 -e 4 \
 	-L "$UD_LOSS" -w 60 && expect_moved lost
 unimpair
 sroce_log "netem runs took $((SECONDS - t0)) s"
@@ -247,7 +252,7 @@ t0=$SECONDS
 impair corrupt 1%
 integ send-4096-corrupt -o send -m 4096 -n "$CORRUPT" -s 64K -e 4 -t 12 -w 60 &&
 	expect_moved icrc_err
-integ ud-send-4096-corrupt -d -q 64 -S 16 -o send -m 4096 -n "$CORRUPT" -s 4096 -e 4 \
+integ ud-send-4096-corrupt -d -q 64 -S 16 -o send -m 4096 -n "$UD_NETEM" -s 4096 -e 4 \
 	-L "$UD_LOSS" -w 60 && expect_moved icrc_err && expect_moved lost
 unimpair
 sroce_log "corrupt run took $((SECONDS - t0)) s"
