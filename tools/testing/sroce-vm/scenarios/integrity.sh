@@ -25,6 +25,21 @@
 #      are lost (within the -L budget, and at least one, else the drop path
 #      never ran), and every message delivered must still be exact.
 #
+# and over one UD QP pair (-d: every message one SEND_WITH_IMM datagram of
+# at most the MTU, named by its immediate, through an address handle; B
+# checks the 40-byte GRH, src_qp and byte_len of each, and every byte):
+#
+#   6. ud-send-4096 (4 KiB datagrams, IPv4 GIDs: the GRH holds an IPv4
+#      header) and ud-send-1024-mixed (1 B..1 KiB, IPv6 GIDs: an IPv6
+#      header; the veth MTU is 1500 for it, so the port MTU is 1024) on the
+#      clean veth: loss budget 0, no duplicate and none out of order;
+#   7. ud-send-4096-netem in the netem block of 2.: datagrams are lost (at
+#      least one, within sroce_integrity.ud_loss %), duplicated and
+#      reordered (counted), every one delivered exact;
+#   8. ud-send-4096-corrupt in the corrupt block of 3.: the ICRC check drops
+#      corrupted datagrams, so corruption shows as loss (icrc_err and lost
+#      rise) and never as a wrong byte.
+#
 #   veth0 (10.0.0.1) <-- veth pair, netdev MTU 9000 --> veth1 (10.0.0.2)
 #     sroce0 (requester)                                  sroce1 (responder)
 #
@@ -33,8 +48,11 @@
 # (e.g. sroce_integrity.clean=64M), and sroce_integrity.type=rxe runs the
 # same on rdma_rxe (a check of the tool itself).  sroce_integrity.only=ERE
 # runs only the runs whose tag matches (e.g. only=uc), and
-# sroce_integrity.uc_loss=PCT sets the UC netem runs' loss budget.  UC
-# clean runs move $SMALL each, UC netem runs $CORRUPT.  The summary lines
+# sroce_integrity.uc_loss=PCT sets the UC netem runs' loss budget,
+# sroce_integrity.ud_loss=PCT the UD ones'.  UC clean runs move $SMALL
+# each ($UC_MIXED the mixed one), UC netem runs $CORRUPT; UD runs
+# $UD_SMALL (clean, 4 KiB), $UD_MIXED (mixed) and $UD_NETEM (netem,
+# corrupt).  The summary lines
 # land in $SROCE_RESULTS/integrity-summary.txt.
 #
 # sroce-vm: build-prog sroce-integrity
@@ -62,8 +80,11 @@ cmdline_var() {
 # slower: an eighth to a quarter of that, about 7 minutes.
 if [ "$SROCE_KERNEL" = debug ]; then
 	CLEAN=128M SMALL=16M NETEM=64M CORRUPT=16M ATOMICS=10000 NETEM_ATOMICS=5000
+	# UD: 2 ms a datagram there; UC mixed halved to make room for them
+	UD_SMALL=8M UD_MIXED=2M UD_NETEM=8M UC_MIXED=8M
 else
 	CLEAN=1G SMALL=128M NETEM=256M CORRUPT=64M ATOMICS=100000 NETEM_ATOMICS=20000
+	UD_SMALL=128M UD_MIXED=32M UD_NETEM=64M UC_MIXED=128M
 fi
 CLEAN=$(cmdline_var clean "$CLEAN")		# each opcode, MTU 4096, clean
 SMALL=$(cmdline_var small "$SMALL")		# each opcode, MTU 1024 mixed, clean
@@ -77,11 +98,22 @@ RUN_TIMEOUT=$(cmdline_var run_timeout 600)
 # messages are lost to netem's 1% loss and 10% reordering (a reordered
 # packet loses its message on UC), on both kernels.
 UC_LOSS=$(cmdline_var uc_loss 60)
+# UD: one datagram is one packet, so netem's 1% loss costs about 1% of the
+# messages (reordering and duplicates are not losses on UD); corrupt 1%
+# about 1% too (measured: 170 and 166 of 16384).  The UD runs use 64
+# outstanding WRs: with 4 KiB messages the tool's per-message round trip
+# bounds the rate (~6 MB/s at -q 16, ~20 MB/s at -q 64 on stock, RC alike).
+UD_LOSS=$(cmdline_var ud_loss 5)
+UC_MIXED=$(cmdline_var uc_mixed "$UC_MIXED")	# UC SEND, MTU 1024 mixed, clean
+UD_SMALL=$(cmdline_var ud_small "$UD_SMALL")	# UD, 4 KiB datagrams, clean
+UD_MIXED=$(cmdline_var ud_mixed "$UD_MIXED")	# UD, 1 B..1 KiB, clean
+UD_NETEM=$(cmdline_var ud_netem "$UD_NETEM")	# UD, 4 KiB, netem and corrupt
 ONLY=$(cmdline_var only "")			# ERE of run tags to run (default all)
 IMPAIR=(delay 1ms reorder 10% 50% loss 1% duplicate 1%)
 
 sroce_log "kernel $SROCE_KERNEL, device type $TYPE: clean $CLEAN, MTU-1024 mixed $SMALL," \
-	"netem $NETEM, corrupt $CORRUPT, atomics $ATOMICS (netem $NETEM_ATOMICS)" \
+	"netem $NETEM, corrupt $CORRUPT, atomics $ATOMICS (netem $NETEM_ATOMICS)," \
+	"UC mixed $UC_MIXED, UD clean $UD_SMALL, mixed $UD_MIXED, netem $UD_NETEM" \
 	"per run$([ "$SROCE_KERNEL" = debug ] && echo ' (debug kernel: reduced volumes)')"
 
 PROG=${SROCE_PROGS:?}/sroce_integrity
@@ -121,6 +153,13 @@ integ() {
 	fi
 }
 
+# expect_none FIELD: the field FIELD of the last (passed) run is zero.
+expect_none() {
+	[ -n "$LAST" ] || return 0
+	[ "$(field "$1")" = 0 ] ||
+		failed+=("$(field op) $(field qp): $1 is not 0 on a clean veth (${LAST#sroce_integrity: })")
+}
+
 # expect_moved FIELD: the counter delta FIELD of the last (passed) run is
 # above zero; a run that was skipped (sroce_integrity.only) is not checked.
 expect_moved() {
@@ -136,6 +175,17 @@ impair() {
 		/usr/sbin/tc qdisc replace dev "$d" root netem "$@" ||
 			sroce_fail "tc qdisc replace dev $d root netem $*"
 	done
+}
+
+# veth_mtu MTU: the netdev MTU of both veth ends (sroce's port MTU follows).
+veth_mtu() {
+	local d
+	for d in veth0 veth1; do
+		/usr/sbin/ip link set dev "$d" mtu "$1" ||
+			sroce_fail "ip link set dev $d mtu $1"
+	done
+	sroce_wait_link_up veth0
+	sroce_wait_link_up veth1
 }
 
 unimpair() {
@@ -156,6 +206,8 @@ fi
 sroce_rdma_pair "$TYPE" "${TYPE}0" "${TYPE}1" 9000
 G0=$(sroce_gid_index "${TYPE}0" 10.0.0.1)
 G1=$(sroce_gid_index "${TYPE}1" 10.0.0.2)
+G0_6=$(sroce_gid_index "${TYPE}0" fd00::1)
+G1_6=$(sroce_gid_index "${TYPE}1" fd00::2)
 
 t0=$SECONDS
 for op in send write read; do
@@ -169,7 +221,13 @@ integ atomic-1024 -o atomic -m 1024 -c "$ATOMICS" -q 32 || true
 for op in send write; do
 	integ "uc-$op-4096" -u -o "$op" -m 4096 -n "$SMALL" -s 64K -e 4 -L 0 || true
 done
-integ uc-send-1024-mixed -u -o send -m 1024 -n "$SMALL" -x -s 256K -e 7 -L 0 || true
+integ uc-send-1024-mixed -u -o send -m 1024 -n "$UC_MIXED" -x -s 256K -e 7 -L 0 || true
+integ ud-send-4096 -d -q 64 -S 16 -o send -m 4096 -n "$UD_SMALL" -s 4096 -e 4 -L 0 &&
+	expect_none late && expect_none dups
+veth_mtu 1500
+integ ud-send-1024-mixed -d -q 64 -S 16 -o send -m 1024 -n "$UD_MIXED" -x -e 7 -L 0 \
+	-g "$G0_6" -G "$G1_6" && expect_none late && expect_none dups
+veth_mtu 9000
 sroce_log "clean runs took $((SECONDS - t0)) s"
 
 t0=$SECONDS
@@ -185,6 +243,8 @@ for op in send write; do
 	integ "uc-$op-4096-netem" -u -o "$op" -m 4096 -n "$CORRUPT" -s 64K -e 4 \
 		-L "$UC_LOSS" -w 60 && expect_moved lost
 done
+integ ud-send-4096-netem -d -q 64 -S 16 -o send -m 4096 -n "$UD_NETEM" -s 4096 -e 4 \
+	-L "$UD_LOSS" -w 60 && expect_moved lost
 unimpair
 sroce_log "netem runs took $((SECONDS - t0)) s"
 
@@ -192,6 +252,8 @@ t0=$SECONDS
 impair corrupt 1%
 integ send-4096-corrupt -o send -m 4096 -n "$CORRUPT" -s 64K -e 4 -t 12 -w 60 &&
 	expect_moved icrc_err
+integ ud-send-4096-corrupt -d -q 64 -S 16 -o send -m 4096 -n "$UD_NETEM" -s 4096 -e 4 \
+	-L "$UD_LOSS" -w 60 && expect_moved icrc_err && expect_moved lost
 unimpair
 sroce_log "corrupt run took $((SECONDS - t0)) s"
 
