@@ -159,14 +159,16 @@ def open_with_async_fd(t, dev):
     return new_event_fd(before, f'{dev} async events')
 
 
-def async_events(ctx, fd, wait):
-    """The async event types that arrive within wait seconds (acked)."""
+def async_events(ctx, fd, wait, more=0.5):
+    """The async event types (acked) that arrive within wait seconds, or
+    within more seconds after the first one, whichever ends first."""
     seen = []
     deadline = time.monotonic() + wait
     while readable(fd, max(deadline - time.monotonic(), 0)):
         event = ctx.get_async_event()
         seen.append(event.event_type)
         event.ack()
+        deadline = min(deadline, time.monotonic() + more)
     return seen
 
 
@@ -678,27 +680,38 @@ def t_destroy_receiver(t):
     fresh_pair_test(t, 'after destroy')
 
 
-@test('destroy: one of 4 SRQ QPs destroyed while 4 senders stream: the '
-      'others and the SRQ keep working, a new QP on the SRQ receives')
+@test('destroy: one of 4 SRQ QPs destroyed while it receives 128 x 64 KiB '
+      'and 3 others 48 x 16 KiB: the others and the SRQ keep working, a new '
+      'QP on the SRQ receives')
 def t_destroy_srq_qp(t):
     nqp, count, size = 4, 48, 16 * KIB
-    n = Net(t, RC, srq_wr=1023, send_wr=count, mtu=1024, timeout=12,
+    n = Net(t, RC, srq_wr=1023, send_wr=128, mtu=1024, timeout=12,
             retry_cnt=2)
     for _ in range(nqp):
         n.pair()
     src = [n.mr(n.pd0, count * size, fill=80 + i) for i in range(nqp)]
-    wqes = nqp * count
-    dst = n.mr(n.pd1, wqes * size, fill=85)
+    src[0] = n.mr(n.pd0, BIG, fill=80)
+    wqes = (nqp - 1) * count + 128
+    dst = n.mr(n.pd1, wqes * BIG, fill=85)
     for slot in range(wqes):
-        srq_post(n.srq, slot, sges(dst, [(slot * size, size)]))
-    for k in range(count):
-        for i in range(nqp):
+        srq_post(n.srq, slot, sges(dst, [(slot * BIG, BIG)]))
+    for k in range(128):
+        post(n.senders[0].qp, k, e.IBV_WR_SEND, sges(src[0], [(0, BIG)]))
+        if k >= count:
+            continue
+        for i in range(1, nqp):
             post(n.senders[i].qp, (i << 8) | k, e.IBV_WR_SEND,
                  sges(src[i], [(k * size, size)]))
-    poll(n.rcq, 4, 'first receives')
+    # destroy receiver 0 once its first message has arrived
+    rwcs = []
+    deadline = time.monotonic() + 20
+    while not any(w.qp_num == n.receivers[0].qpn for w in rwcs):
+        check(time.monotonic() < deadline, 'no receive on QP 0 within 20s')
+        _, batch = n.rcq.poll(16)
+        rwcs.extend(batch)
     destroy(n.receivers[0].qp, 'receiver 0 (on the SRQ)')
-    swcs = drain(n.scq, nqp * count, settle=1.0)
-    rwcs = drain(n.rcq, wqes, settle=0.5)
+    swcs = drain(n.scq, 256, settle=1.0)
+    rwcs += drain(n.rcq, wqes, settle=0.5)
     # senders 1..3: every SEND succeeded, in order
     for i in range(1, nqp):
         mine = [w for w in swcs if w.qp_num == n.senders[i].qpn]
@@ -707,9 +720,8 @@ def t_destroy_srq_qp(t):
         for w in mine:
             expect_wc(w, f'sender {i}', w.wr_id, OK)
     mine = [w for w in swcs if w.qp_num == n.senders[0].qpn]
-    ok0 = expect_prefix_then_flush(mine, [k for k in range(count)],
-                                   'sender 0', True)
-    check(ok0 < count, 'sender 0 completed everything: the receiver was '
+    ok0 = expect_prefix_then_flush(mine, list(range(128)), 'sender 0', True)
+    check(ok0 < 128, 'sender 0 completed everything: the receiver was '
           'destroyed too late')
     by_qpn = {r.qpn: i for i, r in enumerate(n.receivers)}
     arrived = [0] * nqp
@@ -722,13 +734,20 @@ def t_destroy_srq_qp(t):
             # what the destroyed QP completed before its destruction
             check(i == 0, f'WQE {wc.wr_id}: status {st(wc.status)} on '
                   f'qp_num {wc.qp_num:#x}')
+            if wc.status == OK:
+                expect_wc(wc, f'QP 0 WQE {wc.wr_id}', wc.wr_id, OK,
+                          e.IBV_WC_RECV, byte_len=BIG)
+                expect_bytes(f'QP 0 WQE {wc.wr_id}',
+                             dst.read(BIG, wc.wr_id * BIG), src[0].read(BIG, 0))
+            else:
+                expect_wc(wc, f'QP 0 WQE {wc.wr_id}', wc.wr_id, FLUSH)
             continue
         check(i is not None, f'WQE {wc.wr_id}: qp_num {wc.qp_num:#x}')
         k = arrived[i]
         arrived[i] += 1
         expect_wc(wc, f'QP {i} message {k}', wc.wr_id, OK, e.IBV_WC_RECV,
                   n.receivers[i].qpn, size)
-        expect_bytes(f'QP {i} message {k}', dst.read(size, wc.wr_id * size),
+        expect_bytes(f'QP {i} message {k}', dst.read(size, wc.wr_id * BIG),
                      src[i].read(size, k * size))
     expect_eq('receives of QPs 1..3', arrived[1:], [count] * (nqp - 1))
     # the SRQ keeps working: a new QP on it and an old one receive
@@ -748,7 +767,7 @@ def t_destroy_srq_qp(t):
               f'status {st(wc.status)} qp_num {wc.qp_num:#x} byte_len '
               f'{wc.byte_len}')
         buf = (fresh.read(5000, (wc.wr_id - 0x5000) * 8192)
-               if wc.wr_id >= 0x5000 else dst.read(5000, wc.wr_id * size))
+               if wc.wr_id >= 0x5000 else dst.read(5000, wc.wr_id * BIG))
         expect_bytes(f'receiver {i} after: data', buf, src[1].read(5000, 0))
 
 
