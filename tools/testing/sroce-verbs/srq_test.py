@@ -743,8 +743,9 @@ def t_destroy_srq_qp(t):
             if wc.status == OK:
                 expect_wc(wc, f'QP 0 WQE {wc.wr_id}', wc.wr_id, OK,
                           e.IBV_WC_RECV, byte_len=BIG)
-                expect_bytes(f'QP 0 WQE {wc.wr_id}',
-                             dst.read(BIG, wc.wr_id * BIG), src[0].read(BIG, 0))
+                expect_bytes(f'QP 0 WQE {wc.wr_id}', dst.read(BIG, wc.wr_id *
+                                                              BIG),
+                             src[0].read(BIG, 0))
             else:
                 expect_wc(wc, f'QP 0 WQE {wc.wr_id}', wc.wr_id, FLUSH)
             continue
