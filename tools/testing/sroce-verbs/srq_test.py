@@ -484,6 +484,8 @@ def t_srq_rnr_exceeded(t):
     expect_wc(wcs[0], 'sender 0', 0x10, e.IBV_WC_RNR_RETRY_EXC_ERR)
     expect_wc(wcs[1], 'the WR after it', 0x11, FLUSH)
     expect_qp(n.senders[0].qp, e.IBV_QPS_ERR, 'sender 0')
+    # ib_core serves hw_counters from a cache refreshed every 10 ms
+    time.sleep(0.05)
     check(delta(c0, counters(t.env.dev0), 'retry_rnr_exceeded_err') >= 1,
           'retry_rnr_exceeded_err did not move')
     no_more(n.rcq, 'receive CQ', 0.2)
