@@ -13,7 +13,7 @@ RDMA WRITE with immediate that consumes a WQE without touching its
 buffer).  Each receive completion's qp_num names the QP, its byte_len,
 immediate and data match that sender's message, the bytes between the
 SGEs stay untouched and every WQE is consumed exactly once.  The SRQ limit
-(IBA 10.2.9.3, 11.2.3.2): armed at L, no event while L or more WQEs
+(IBA 10.2.9.3): armed at L, no event while L or more WQEs
 remain, exactly one IBV_EVENT_SRQ_LIMIT_REACHED when fewer remain, the
 limit reads back 0, re-arming works.  RNR with an empty SRQ.  Destroying
 QPs with traffic in flight (the sender's, directly or after ERR; the
@@ -631,7 +631,7 @@ def destroy_sender_test(opcode, via_err):
             for k in range(ok):
                 expect_bytes(f'WRITE {k} (acknowledged)',
                              dst.read(BIG, k * BIG), src.read(BIG, 0))
-            # nothing behind the RNR-NAKed SEND executes (IBA 9.7.5.2.8)
+            # the responder discards what follows a request it RNR-NAKed
             start = (GATE + 1) * BIG
             expect_bytes(f'targets of the WRITEs after WR {GATE}',
                          dst.read(COUNT * BIG - start, start),
