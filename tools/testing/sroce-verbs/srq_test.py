@@ -522,6 +522,31 @@ def t_srq_rnr_late(t):
           'send_rnr_err did not move')
 
 
+def rnr_wait_test(size, wait):
+    def run(t):
+        n = Net(t, RC, rnr_retry=7, min_rnr_timer=12, timeout=14,
+                retry_cnt=7)
+        n.pair()
+        src = n.mr(n.pd0, size, fill=55)
+        dst = n.mr(n.pd1, size, fill=56)
+        post(n.senders[0].qp, 0x40, e.IBV_WR_SEND, sges(src, [(0, size)]))
+        time.sleep(wait)
+        got, early = n.scq.poll(1)
+        check(not got, f'sender completed within {wait}s without a WQE: '
+              f'status {st(early[0].status) if early else ""}')
+        srq_post(n.srq, 0x41, sges(dst, [(0, size)]))
+        expect_wc(poll(n.scq, 1, 'sender')[0], 'sender', 0x40)
+        expect_wc(poll(n.rcq, 1, 'receiver')[0], 'receiver', 0x41, OK,
+                  e.IBV_WC_RECV, n.receivers[0].qpn, size)
+        expect_bytes('data', dst.read(size, 0), src.read(size, 0))
+    return run
+
+
+test('srq rnr: a 16 KiB SEND waits 2 s (4x the ACK timeout budget of '
+     '8 x 67 ms) in RNR for a WQE: RNR waits do not use up retry_cnt')(
+    rnr_wait_test(16 * KIB, 2.0))
+
+
 # --------------------------------------------- destroy with traffic
 
 def fresh_pair_test(t, what):
@@ -705,9 +730,10 @@ def t_destroy_receiver(t):
       'others and the SRQ keep working, a new QP on the SRQ receives')
 def t_destroy_srq_qp(t):
     nqp, count, size = 4, 48, 16 * KIB
-    n = Net(t, RC, srq_wr=1023, send_wr=128, mtu=1024)
-    # QP 0's sender gives up within a second; the others' timeout (67 ms,
-    # 7 retries) survives a loaded TCG host
+    n = Net(t, RC, srq_wr=1023, send_wr=128, mtu=1024, timeout=18,
+            min_rnr_timer=16)
+    # QP 0's sender gives up within a second; the others' (1 s ACK timeout,
+    # 7 retries, 2.56 ms RNR waits) ride out a debug kernel under TCG
     n.pair(timeout=12, retry_cnt=2)
     for _ in range(1, nqp):
         n.pair()
