@@ -143,7 +143,7 @@ check_vm() {
 }
 
 # check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
-# run a suite (verbs, rcops, uc, ud, cm and perftest: "ok N - name", "not ok N - name: why";
+# run a suite (verbs, rcops, uc, ud, srq, cm and perftest: "ok N - name", "not ok N - name: why";
 # integrity: "tag op=... result=PASS|FAIL"; kverbs: "sroce-kverbs: ok name",
 # "sroce-kverbs: FAIL name: why"), from the results the guest left in the
 # run directory.
@@ -156,6 +156,7 @@ check_vm_suites() {
 		    "$run/$kernel"/rcops/results/rcops.txt \
 		    "$run/$kernel"/uc/results/uc.txt \
 		    "$run/$kernel"/ud/results/ud.txt \
+		    "$run/$kernel"/srq/results/srq.txt \
 		    "$run/$kernel"/cm/results/cm.txt \
 		    "$run/$kernel"/cm/results/cm_test.txt \
 		    "$run/$kernel"/perftest/results/perftest.txt; do

@@ -165,24 +165,26 @@ sroce_iters() {
 	fi
 }
 
-# sroce_pingpong KIND TAG TIMEOUT SIZE ITERS MTU [FAMILY]: one
-# ibv_KIND_pingpong run (KIND rc, uc or ud; ud ignores MTU) from sroce0 (client) to sroce1
+# sroce_pingpong KIND TAG TIMEOUT SIZE ITERS MTU [FAMILY [OPTION...]]: one
+# ibv_KIND_pingpong run (KIND rc, uc, ud or srq; ud ignores MTU) from sroce0 (client) to sroce1
 # (server) over the sroce_rdma_pair addresses of FAMILY (4, the default,
-# or 6), -c: the server checks every byte. Logs go to
+# or 6), -c: the server checks every byte; OPTIONs go to both sides (e.g.
+# -q 4 for ibv_srq_pingpong). Logs go to
 # KIND-{srv,cli}-TAG.txt and the console; true if both sides exit 0 within
 # TIMEOUT seconds.
 sroce_pingpong() {
 	local kind=$1 tag=$2 limit=$3 size=$4 iters=$5 mtu=$6 fam=${7:-4}
 	local port=$((18515 + RANDOM % 1000)) srv cli spid g0 g1 peer mtuopt=()
+	local extra=("${@:8}")
 
 	if [ "$fam" = 6 ]; then peer=fd00::2; else peer=10.0.0.2; fi
 	# ibv_ud_pingpong has no path MTU: its messages fit the port's MTU
 	[ "$kind" = ud ] || mtuopt=(-m "$mtu")
 	g0=$(sroce_gid_index sroce0 "${peer%2}1")
 	g1=$(sroce_gid_index sroce1 "$peer")
-	sroce_log "${kind}_pingpong $tag: size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1)"
+	sroce_log "${kind}_pingpong $tag: size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1) ${extra[*]}"
 	timeout "$limit" "ibv_${kind}_pingpong" -d sroce1 -g "$g1" -c "${mtuopt[@]}" \
-		-p "$port" -s "$size" -n "$iters" >"$kind-srv-$tag.txt" 2>&1 &
+		-p "$port" -s "$size" -n "$iters" "${extra[@]}" >"$kind-srv-$tag.txt" 2>&1 &
 	spid=$!
 	# the server may take seconds to start on a slow kernel
 	for _ in $(seq 1 200); do
@@ -192,7 +194,8 @@ sroce_pingpong() {
 	done
 	set +e
 	timeout "$limit" "ibv_${kind}_pingpong" -d sroce0 -g "$g0" -c "${mtuopt[@]}" \
-		-p "$port" -s "$size" -n "$iters" 10.0.0.2 >"$kind-cli-$tag.txt" 2>&1
+		-p "$port" -s "$size" -n "$iters" "${extra[@]}" 10.0.0.2 \
+		>"$kind-cli-$tag.txt" 2>&1
 	cli=$?
 	wait "$spid"
 	srv=$?
