@@ -34,8 +34,8 @@ enum sroce_counter {
 	SROCE_CNT_COMPLETER_RETRY,	/* retransmissions started */
 	SROCE_CNT_SEND_ERR,		/* packets the netdev refused */
 	SROCE_CNT_LINK_DOWNED,		/* port went down */
-	SROCE_CNT_RDMA_SENDS,		/* RDMA READ/WRITE requests sent */
-	SROCE_CNT_RDMA_RECVS,		/* RDMA READ/WRITE requests executed */
+	SROCE_CNT_RDMA_SENDS,		/* RDMA READ and atomic requests sent */
+	SROCE_CNT_RDMA_RECVS,		/* RDMA READ requests admitted */
 	SROCE_CNT_ICRC_ERR,		/* SROCE_DROP_ICRC */
 	SROCE_CNT_MALFORMED,		/* other malformed packets */
 	SROCE_CNT_CNP_RCVD,		/* RoCEv2 CNPs (not acted upon) */
