@@ -26,7 +26,7 @@ from pyverbs.cmid import AddrInfo, CMEvent, CMEventChannel, CMID, ConnParam
 from pyverbs.qp import QPCap, QPInitAttr
 
 from rc_test import expect_bytes, main, pattern
-from verbs_lib import Fail
+from verbs_lib import Fail, registry
 
 # (client source, server, an address nobody has). The IPv6 client is not
 # bound: rdma_cm 6.1 rejects (REJ 28, consumer-defined) a request from one
@@ -37,14 +37,7 @@ ADDR = {4: ('10.0.0.1', '10.0.0.2', '10.0.0.77'),
 TCP = ce.RDMA_PS_TCP
 EVENTS = {getattr(ce, n): n[len('RDMA_CM_EVENT_'):] for n in dir(ce)
           if n.startswith('RDMA_CM_EVENT_')}
-TESTS = []
-
-
-def test(name, timeout=60):
-    def register(func):
-        TESTS.append((name, timeout, func))
-        return func
-    return register
+TESTS, test = registry(60)
 
 
 def ev_name(kind):

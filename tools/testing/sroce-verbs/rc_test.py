@@ -40,7 +40,7 @@ from pyverbs.wr import RecvWR, SGE, SendWR
 from verbs_lib import (EVENT_TIMEOUT, NO_EVENT_WAIT, PORT, QPS_NAMES,
                        RC_ACCESS, Fail, check, expect_eq,
                        ib_event_fds, modify, new_event_fd,
-                       readable, run_tap, wait_state)
+                       readable, registry, run_tap, wait_state)
 
 RC = e.IBV_QPT_RC
 LW = e.IBV_ACCESS_LOCAL_WRITE
@@ -79,14 +79,7 @@ WR_TO_WC = {e.IBV_WR_SEND: e.IBV_WC_SEND, e.IBV_WR_SEND_WITH_IMM:
             e.IBV_WR_ATOMIC_FETCH_AND_ADD: e.IBV_WC_FETCH_ADD}
 
 COMPLETION_TIMEOUT = 20.0
-TESTS = []
-
-
-def test(name, timeout=120):
-    def register(func):
-        TESTS.append((name, timeout, func))
-        return func
-    return register
+TESTS, test = registry()
 
 
 def st(status):

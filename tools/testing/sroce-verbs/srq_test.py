@@ -41,7 +41,7 @@ from rc_test import (DEFAULTS, FLUSH, OK, SIG, Pair, Side, counters, delta,
                      one_send, pattern, poll, post, post_recv, sges, st)
 from verbs_lib import (NO_EVENT_WAIT, PORT, QPS_NAMES, Fail, check,
                        expect_eq, ib_event_fds, modify, new_event_fd,
-                       readable)
+                       readable, registry)
 
 RC = e.IBV_QPT_RC
 UC = e.IBV_QPT_UC
@@ -51,14 +51,7 @@ RW = e.IBV_ACCESS_REMOTE_WRITE
 KIB = 1024
 QKEY = 0x5151aaaa
 GRH = 40
-TESTS = []
-
-
-def test(name, timeout=120):
-    def register(func):
-        TESTS.append((name, timeout, func))
-        return func
-    return register
+TESTS, test = registry()
 
 
 # ------------------------------------------------------------- setup

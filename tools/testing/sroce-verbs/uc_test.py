@@ -27,21 +27,14 @@ from pyverbs.wr import SGE
 from rc_test import (MIB, OK, FLUSH, Pair, SIG, counters, delta,
                      expect_bytes, expect_qp, expect_wc, main, no_more,
                      poll, post, post_recv, send_sge_test, send_test, sges)
-from verbs_lib import Fail, modify
+from verbs_lib import Fail, modify, registry
 
 UC = e.IBV_QPT_UC
 LW = e.IBV_ACCESS_LOCAL_WRITE
 RW = e.IBV_ACCESS_REMOTE_WRITE
 UC_ACCESS = LW | RW
 DROPPED = 'dropped_uc_msg'
-TESTS = []
-
-
-def test(name, timeout=120):
-    def register(func):
-        TESTS.append((name, timeout, func))
-        return func
-    return register
+TESTS, test = registry()
 
 
 UC_PAIR = dict(qp_type=UC, qp_access=UC_ACCESS)

@@ -31,20 +31,13 @@ from pyverbs.wr import SendWR
 
 from rc_test import (OK, SIG, counters, delta, expect_bytes, expect_qp,
                      expect_wc, main, no_more, pattern, poll, post_recv, sges)
-from verbs_lib import PORT, Fail, modify
+from verbs_lib import PORT, Fail, modify, registry
 
 UD = e.IBV_QPT_UD
 LW = e.IBV_ACCESS_LOCAL_WRITE
 QKEY = 0x1234abcd
 GRH = 40
-TESTS = []
-
-
-def test(name, timeout=120):
-    def register(func):
-        TESTS.append((name, timeout, func))
-        return func
-    return register
+TESTS, test = registry()
 
 
 class UdSide:

@@ -444,6 +444,24 @@ def wait_active_mtu(ctx, want, timeout=10.0):
 
 # ------------------------------------------------------------------ runner
 
+def registry(default_timeout=120):
+    """A suite's test list, (name, timeout, func), and the decorator that fills it.
+
+        TESTS, test = registry()
+
+        @test('what it checks', timeout=60)
+        def t_something(t): ...
+    """
+    tests = []
+
+    def test(name, timeout=default_timeout):
+        def register(func):
+            tests.append((name, timeout, func))
+            return func
+        return register
+    return tests, test
+
+
 def outcome(func, *args):
     """None if func(*args) passed, else why not ('SKIP: ...' if skipped)."""
     try:
