@@ -431,16 +431,5 @@ int ud_recv(struct run *r, const struct ibv_wc *wc)
 		r->dups++;
 		return 0;
 	}
-	if (seq < r->verified) {
-		r->lost--;
-		r->late++;
-	} else if (uc_lose(r, seq)) {
-		return -1;
-	}
-	if (r->verified < seq + 1)
-		r->verified = seq + 1;
-	if (r->last_seq < (int64_t)seq)
-		r->last_seq = seq;
-	r->delivered++;
-	return 0;
+	return unrel_delivered(r, seq);
 }

@@ -101,6 +101,29 @@ static int uc_check_write(struct run *r, uint32_t seq, uint32_t len, int dup)
 }
 
 /*
+ * UC, UD: message @seq arrived whole and verified, and is no duplicate.
+ * One that had been declared lost is late, not lost; one past the next
+ * expected declares everything between lost.
+ *
+ * Return: 0, or -1 when the loss budget is exceeded (reported).
+ */
+int unrel_delivered(struct run *r, uint32_t seq)
+{
+	if (seq < r->verified) {
+		r->lost--;
+		r->late++;
+	} else if (uc_lose(r, seq)) {
+		return -1;
+	}
+	if (r->verified < seq + 1)
+		r->verified = seq + 1;
+	if (r->last_seq < (int64_t)seq)
+		r->last_seq = seq;
+	r->delivered++;
+	return 0;
+}
+
+/*
  * UC: a receive completion is one delivered message, named by its
  * immediate.  Seqs must rise; the same seq again is a duplicate (allowed on
  * UC, counted, checked); seqs skipped over are lost.  A seq that was
@@ -142,16 +165,7 @@ int uc_recv(struct run *r, const struct ibv_wc *wc)
 		r->dups++;
 		return 0;
 	}
-	if (seq < r->verified) {
-		r->lost--;
-		r->late++;
-	} else if (uc_lose(r, seq)) {
-		return -1;
-	}
-	r->verified = r->verified > seq + 1 ? r->verified : seq + 1;
-	r->last_seq = seq;
-	r->delivered++;
-	return 0;
+	return unrel_delivered(r, seq);
 }
 
 /*

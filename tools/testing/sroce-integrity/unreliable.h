@@ -11,6 +11,7 @@
 #include "sroce_integrity.h"
 
 int uc_lose(struct run *r, uint64_t upto);
+int unrel_delivered(struct run *r, uint32_t seq);
 int uc_recv(struct run *r, const struct ibv_wc *wc);
 int uc_quiet(struct run *r, double idle);
 void uc_verdict(struct run *r);
