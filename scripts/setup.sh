@@ -28,6 +28,8 @@ PACKAGES=(
 	# guest userspace (the host root is the guest's root over 9p)
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	python3-pyverbs iproute2 python3 ethtool iputils-ping
+	# decoding captured RoCEv2 frames (the interop capture check)
+	tshark
 	# the project's own verbs test programs (built on the host, run in the guest)
 	libibverbs-dev librdmacm-dev
 	# linting the scripts

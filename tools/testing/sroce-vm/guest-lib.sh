@@ -242,3 +242,100 @@ sroce_rdma_pair() {
 	sroce_wait_rdma_ready "$d0"
 	sroce_wait_rdma_ready "$d1"
 }
+
+# ---------------------------------------------------------------------------
+# Two-guest scenarios ("# sroce-vm: hosts 2"): the same script runs on guest
+# a and guest b (SROCE_ROLE), which share the directory SROCE_SHARED and one
+# virtio-net NIC each, joined to each other and to nothing else:
+#
+#   guest a: wire0 10.0.0.1 fd00::1  <-- QEMU stream netdev -->  wire0 10.0.0.2 fd00::2 :guest b
+
+SROCE_ROLE=${SROCE_ROLE:-}
+if [ "$SROCE_ROLE" = a ]; then SROCE_PEER_ROLE=b; else SROCE_PEER_ROLE=a; fi
+if [ "$SROCE_ROLE" = b ]; then
+	SROCE_LOCAL4=10.0.0.2 SROCE_PEER4=10.0.0.1 SROCE_LOCAL6=fd00::2 SROCE_PEER6=fd00::1
+else
+	SROCE_LOCAL4=10.0.0.1 SROCE_PEER4=10.0.0.2 SROCE_LOCAL6=fd00::1 SROCE_PEER6=fd00::2
+fi
+
+# Written when the script exits, so that a peer waiting in sroce_peer_sync
+# gives up at once instead of at its time limit.
+sroce_peer_exit_mark() {
+	echo "$1" >"$SROCE_SHARED/exit-$SROCE_ROLE"
+}
+
+# sroce_wire_up [MTU]: the NIC as wire0 with this guest's addresses and MTU
+# (default 1500), up; then waits for the peer to do the same and pings it.
+sroce_wire_up() {
+	local mtu=${1:-1500} mac dev="" d addr
+	if [ -z "$SROCE_ROLE" ] || [ ! -d "${SROCE_SHARED:-}" ]; then
+		sroce_fail "not a two-guest scenario (no # sroce-vm: hosts 2 line?)"
+	fi
+	trap 'sroce_peer_exit_mark $?' EXIT
+	sroce_modprobe virtio_net
+	mac=52:54:00:5e:c0:0$SROCE_ROLE
+	for d in /sys/class/net/*; do
+		read -r addr <"$d/address" || continue
+		[ "$addr" = "$mac" ] && dev=${d##*/}
+	done
+	[ -n "$dev" ] || sroce_fail "no NIC with MAC $mac"
+	[ "$dev" = wire0 ] || /usr/sbin/ip link set "$dev" name wire0
+	/usr/sbin/ip link set wire0 mtu "$mtu"
+	/usr/sbin/ip addr add "$SROCE_LOCAL4/24" dev wire0
+	/usr/sbin/ip -6 addr add "$SROCE_LOCAL6/64" dev wire0 nodad
+	/usr/sbin/ip link set wire0 up
+	sroce_wait_link_up wire0
+	sroce_peer_sync wire-up
+	ping -q -c 1 -W 5 "$SROCE_PEER4" >/dev/null || sroce_fail "no IPv4 path to $SROCE_PEER4"
+	ping -q -c 1 -W 5 "$SROCE_PEER6" >/dev/null || sroce_fail "no IPv6 path to $SROCE_PEER6"
+	sroce_log "wire0 up (MTU $mtu): $SROCE_LOCAL4/$SROCE_LOCAL6, peer reachable"
+}
+
+# sroce_peer_sync NAME [SECONDS]: wait until the peer has reached the
+# point NAME too (default limit 300 s); fails at once if the peer's script
+# has ended or the peer guest was killed.
+sroce_peer_sync() {
+	local name=$1 limit=${2:-300} dir=$SROCE_SHARED _
+	: >"$dir/sync-$name.$SROCE_ROLE"
+	for _ in $(seq 1 $((limit * 5))); do
+		[ -e "$dir/sync-$name.$SROCE_PEER_ROLE" ] && return 0
+		[ ! -e "$dir/exit-$SROCE_PEER_ROLE" ] ||
+			sroce_fail "peer's script ended (exit $(cat "$dir/exit-$SROCE_PEER_ROLE")) before '$name'"
+		[ ! -e "$dir/killed-$SROCE_PEER_ROLE" ] || sroce_fail "peer was killed before '$name'"
+		sleep 0.2
+	done
+	sroce_fail "peer did not reach '$name' within ${limit}s"
+}
+
+# sroce_peer_put KEY VALUE / sroce_peer_get KEY [SECONDS]: pass a value to
+# the peer through the shared directory.
+sroce_peer_put() {
+	printf '%s\n' "$2" >"$SROCE_SHARED/.val-$1.$SROCE_ROLE"
+	mv "$SROCE_SHARED/.val-$1.$SROCE_ROLE" "$SROCE_SHARED/val-$1.$SROCE_ROLE"
+}
+
+sroce_peer_get() {
+	local f=$SROCE_SHARED/val-$1.$SROCE_PEER_ROLE _
+	for _ in $(seq 1 $((${2:-300} * 5))); do
+		if [ -e "$f" ]; then
+			cat "$f"
+			return 0
+		fi
+		[ ! -e "$SROCE_SHARED/exit-$SROCE_PEER_ROLE" ] ||
+			sroce_fail "peer's script ended before it gave '$1'"
+		sleep 0.2
+	done
+	sroce_fail "peer gave no '$1' within ${2:-300}s"
+}
+
+# sroce_kill_peer: have the host kill the peer guest's QEMU now (as if its
+# power failed) and wait until it is gone.
+sroce_kill_peer() {
+	local _
+	: >"$SROCE_SHARED/kill-$SROCE_PEER_ROLE"
+	for _ in $(seq 1 150); do
+		[ -e "$SROCE_SHARED/killed-$SROCE_PEER_ROLE" ] && return 0
+		sleep 0.2
+	done
+	sroce_fail "the host did not kill guest $SROCE_PEER_ROLE"
+}

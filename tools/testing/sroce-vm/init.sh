@@ -10,7 +10,9 @@
 #     with job.env), "hostroot" (the host's /, read-only) on /host,
 #     "modtree" (this kernel's modules) on /host/lib/modules/<release>,
 #     "top" (the checkout) at its host path; proc, sys, dev, debugfs and
-#     tmpfs (/tmp, /run, /var/tmp, /dev/shm) inside /host;
+#     tmpfs (/tmp, /run, /var/tmp, /dev/shm) inside /host; for a guest
+#     of a two-guest scenario also "shared" (read-write, the directory
+#     both guests see) at its host path;
 #  3. runs the scenario in a chroot to /host under timeout(1);
 #  4. after it: kmemleak scans (debug kernel), dmesg to the job directory;
 #  5. poweroff -f.
@@ -111,6 +113,10 @@ mount_root() {
 	mount9p top "/host$SROCE_TOP" ro,cache=loose
 	host_dir "$JOB_DIR"
 	mount -o bind /job "/host$JOB_DIR"
+	if [ -n "$SROCE_SHARED" ]; then
+		host_dir "$SROCE_SHARED"
+		mount9p shared "/host$SROCE_SHARED" rw
+	fi
 	mkdir -p /host/run/sroce-vm
 	: >/host/run/sroce-vm/autoload-allow
 }
@@ -156,7 +162,7 @@ run_scenario() {
 		SROCE_KERNEL="$SROCE_KERNEL" SROCE_KO="$SROCE_KO" SROCE_KO_ERROR="$SROCE_KO_ERROR" \
 		SROCE_RESULTS="$SROCE_RESULTS" SROCE_TOP="$SROCE_TOP" SROCE_VM_LIB="$SROCE_VM_LIB" \
 		SROCE_SCENARIO="$SCENARIO_NAME" SROCE_MODULES="$SROCE_MODULES" \
-		SROCE_PROGS="$SROCE_PROGS" \
+		SROCE_PROGS="$SROCE_PROGS" SROCE_ROLE="$SROCE_ROLE" SROCE_SHARED="$SROCE_SHARED" \
 		/bin/sh -c "$inner" \
 		"$SCENARIO_TIMEOUT" "$SCENARIO_PATH" </dev/null
 	rc=$?
@@ -169,7 +175,7 @@ main() {
 	check_release
 	mount_root
 	log "root mounted"
-	hostname sroce-vm
+	hostname "sroce-vm${SROCE_ROLE:+-$SROCE_ROLE}"
 	ip link set lo up
 	kmemleak_reset
 	marker BOOTED

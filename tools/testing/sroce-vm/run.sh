@@ -11,7 +11,7 @@
 #                       scenario's "# sroce-vm: timeout S" line, else 300)
 #   --boot-timeout S    until the guest's init is up (stock 120, debug 300)
 #   --total-timeout S   for the whole invocation (default 7200)
-#   --cpus N            vCPUs (default 2)
+#   --cpus N            vCPUs (default 2; two-guest scenarios: 1 each)
 #   --mem MIB           guest memory (default: the scenario's
 #                       "# sroce-vm: mem MIB" line, else 2048)
 #   --accel A           auto|tcg|kvm (default auto: KVM only if it works)
@@ -28,6 +28,16 @@
 # results/} and summary.txt.
 # Exit: 0 all passed, 1 a scenario failed, 2 usage or setup error.
 #
+# A scenario with a "# sroce-vm: hosts 2" line runs on two guests, "a" and
+# "b", of one vCPU each, joined by one virtual Ethernet link and nothing
+# else: QEMU's stream netdev over a unix socket (a listens, b connects).
+# Both run the same script (SROCE_ROLE tells which they are) and meet in a
+# shared directory (SROCE_SHARED); each has its own job directory
+# <scenario>/{a,b}/ and is judged on its own.  A guest that writes
+# kill-a or kill-b into the shared directory has the host kill that guest's
+# QEMU at once (a peer that vanishes mid-transfer); the killed guest is
+# judged on the splats it printed before, and killed-<role> appears.
+#
 # A scenario FAILs on a non-zero exit, a timeout, a guest that dies or hangs,
 # and on any kernel splat in its console or dmesg (see SPLAT_PATTERNS in
 # lib.sh; "# sroce-vm: ignore-splat ERE" lines in a scenario exempt lines).
@@ -41,7 +51,6 @@ KERNELS=stock
 TIMEOUT=""
 BOOT_TIMEOUT=""
 TOTAL_TIMEOUT=7200
-CPUS=2
 MEM=""
 VM_MEM=2048
 ACCEL=auto
@@ -52,6 +61,8 @@ APPEND=""
 SCENARIOS=()
 
 QEMU_PID=""
+QEMU_EXTRA=(-nic none)
+VM_CPUS=2
 FAILED=0
 FORCE_BZIMAGE=0
 
@@ -64,7 +75,7 @@ parse_args() {
 		--timeout) TIMEOUT=${2:?}; shift ;;
 		--boot-timeout) BOOT_TIMEOUT=${2:?}; shift ;;
 		--total-timeout) TOTAL_TIMEOUT=${2:?}; shift ;;
-		--cpus) CPUS=${2:?}; shift ;;
+		--cpus) VM_CPUS=${2:?}; shift ;;
 		--mem) MEM=${2:?}; shift ;;
 		--accel) ACCEL=${2:?}; shift ;;
 		--append) APPEND+=" ${2:?}"; shift ;;
@@ -129,7 +140,7 @@ start_qemu() {
 	cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 	cmdline+=" sroce.token=$token${K_CMDLINE:+ $K_CMDLINE}$APPEND"
 	qemu-system-x86_64 -nodefaults -machine pc "${ACCEL_ARGS[@]}" \
-		-smp "$CPUS" -m "$VM_MEM" -nic none -display none -vga none -monitor none \
+		-smp "$VM_CPUS" -m "$VM_MEM" "${QEMU_EXTRA[@]}" -display none -vga none -monitor none \
 		-no-reboot -serial "file:$job/console.raw" \
 		-kernel "$image" -initrd "$initrd" -append "$cmdline" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
@@ -140,10 +151,12 @@ start_qemu() {
 	QEMU_PID=$!
 }
 
-# wait_marker FILE STRING DEADLINE: 0 found, 1 deadline, 2 QEMU exited.
+# wait_marker FILE STRING DEADLINE [KILLFILE]: 0 found, 1 deadline, 2 QEMU
+# exited, 3 KILLFILE appeared.
 wait_marker() {
 	while :; do
 		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+		[ -z "${4:-}" ] || [ ! -e "$4" ] || return 3
 		if ! kill -0 "$QEMU_PID" 2>/dev/null; then
 			grep -qF -- "$2" "$1" 2>/dev/null && return 0
 			return 2
@@ -167,8 +180,9 @@ stop_qemu() {
 # ---------------------------------------------------------------------------
 # One scenario on the resolved kernel.
 
+# write_job_env JOB SCENARIO NAME TIMEOUT [ROLE SHARED]
 write_job_env() {
-	local job=$1 scenario=$2 name=$3 timeout=$4 ko=""
+	local job=$1 scenario=$2 name=$3 timeout=$4 role=${5:-} shared=${6:-} ko=""
 	if [ -n "$KO_PATH" ]; then
 		cp "$KO_PATH" "$job/sroce.ko"
 		ko=$job/sroce.ko
@@ -187,6 +201,8 @@ write_job_env() {
 		echo "SCENARIO_PATH=$(shq "$scenario")"
 		echo "SCENARIO_TIMEOUT=$(shq "$timeout")"
 		echo "JOB_DIR=$(shq "$job")"
+		echo "SROCE_ROLE=$(shq "$role")"
+		echo "SROCE_SHARED=$(shq "$shared")"
 		echo "KMEMLEAK=$([ "$K_NAME" = debug ] && echo 1 || echo 0)"
 	} >"$job/job.env"
 }
@@ -277,7 +293,7 @@ judge() {
 	timeout) reasons+=("boot timeout after ${BOOT_TIME}s") ;;
 	died) [ -n "$fatal" ] || reasons+=("VM died during boot") ;;
 	esac
-	if [ "$BOOT_STATE" = ok ]; then
+	if [ "$BOOT_STATE" = ok ] && [ "$WAIT_STATE" != killed ]; then
 		rc=$(sed -n "s/^SROCE-RESULT $token $name \([0-9]*\)$/\1/p" "$console" | tail -n 1)
 		if [ -z "$rc" ]; then
 			if grep -q 'Kernel panic' "$console"; then
@@ -322,50 +338,114 @@ show_console() {
 	} >&2
 }
 
-run_scenario() {
-	local scenario=$1 name job token timeout gpath reason t0 deadline rc=0
-	name=$(basename "$scenario" .sh)
-	job=$RUN/$K_NAME/$name
-	while [ -e "$job" ]; do job=$job+; done
+# run_guest SCENARIO NAME JOB TIMEOUT [ROLE SHARED]: boot one guest on the
+# job directory JOB, run the scenario, judge it; the failure reason (empty
+# for a pass) goes to JOB/verdict.
+run_guest() {
+	local scenario=$1 name=$2 job=$3 timeout=$4 role=${5:-} shared=${6:-}
+	local token gpath reason t0 deadline rc=0 what=$name kill=""
+	[ -z "$role" ] || { what="$name/$role"; kill=$shared/kill-$role; }
 	mkdir -p "$job/results"
-	if [ "$SECONDS" -ge "$TOTAL_DEADLINE" ]; then
-		report "$name" "total timeout (${TOTAL_TIMEOUT}s) reached before it started"
-		return
-	fi
 	token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
-	timeout=$(scenario_timeout "$scenario")
-	VM_MEM=$(scenario_mem "$scenario")
 	gpath=$(guest_scenario_path "$scenario" "$job")
-	write_job_env "$job" "$gpath" "$name" "$timeout"
+	write_job_env "$job" "$gpath" "$name" "$timeout" "$role" "$shared"
 	if ! build_scenario_modules "$scenario" "$job"; then
-		report "$name" "a module of its build-module lines did not build"
+		echo "a module of its build-module lines did not build" >"$job/verdict"
 		return
 	fi
 	if ! build_scenario_progs "$scenario" "$job"; then
-		report "$name" "a program of its build-prog lines did not build"
+		echo "a program of its build-prog lines did not build" >"$job/verdict"
 		return
 	fi
-	vm_say "$name [$K_NAME]: booting ($job)"
+	vm_say "$what [$K_NAME]: booting ($job)"
 	t0=$(now)
 	boot_vm "$job" "$RUN/$K_NAME/initramfs.cpio" "$token"
 	WAIT_STATE=none
 	if [ "$BOOT_STATE" = ok ]; then
-		vm_say "$name [$K_NAME]: booted in ${BOOT_TIME}s, running (timeout ${timeout}s)"
+		vm_say "$what [$K_NAME]: booted in ${BOOT_TIME}s, running (timeout ${timeout}s)"
 		deadline=$((SECONDS + timeout + 20 + K_POST_TIMEOUT))
 		[ "$deadline" -le "$TOTAL_DEADLINE" ] || deadline=$TOTAL_DEADLINE
-		wait_marker "$job/console.raw" "SROCE-DONE $token" "$deadline" || rc=$?
+		wait_marker "$job/console.raw" "SROCE-DONE $token" "$deadline" "$kill" || rc=$?
 		case $rc in
 		0) WAIT_STATE=finished ;;
 		1) WAIT_STATE=timeout ;;
+		3) WAIT_STATE=killed ;;
 		*) WAIT_STATE=died ;;
 		esac
+	fi
+	if [ "$WAIT_STATE" = killed ]; then
+		kill -KILL "$QEMU_PID" 2>/dev/null || true
+		vm_say "$what [$K_NAME]: killed, as the scenario asked"
+		: >"$shared/killed-$role"
 	fi
 	stop_qemu 15
 	tr -d '\r' <"$job/console.raw" >"$job/console.log"
 	reason=$(judge "$job" "$scenario" "$name" "$token" "$timeout")
-	vm_say "$name [$K_NAME]: finished in $(elapsed "$t0")s (boot ${BOOT_TIME}s)"
-	if [ -n "$reason" ] || [ "$SHOW_CONSOLE" = 1 ]; then show_console "$job" "$name"; fi
-	report "$name" "$reason"
+	vm_say "$what [$K_NAME]: finished in $(elapsed "$t0")s (boot ${BOOT_TIME}s)"
+	if [ -n "$reason" ] || [ "$SHOW_CONSOLE" = 1 ]; then show_console "$job" "$what"; fi
+	echo "$reason" >"$job/verdict"
+}
+
+# run_pair SCENARIO NAME JOB TIMEOUT: guests a and b on one wire (see the
+# top of this file); b boots once a's end of the wire exists.
+run_pair() {
+	local scenario=$1 name=$2 job=$3 timeout=$4 sock role reasons=() r _
+	mkdir -p "$job/shared"
+	# a unix socket path must fit in 108 bytes: not under $RUN
+	sock=$(mktemp -u /tmp/sroce-wire-XXXXXXXX.sock)
+	(
+		trap cleanup EXIT
+		VM_CPUS=1
+		QEMU_EXTRA=(-netdev "stream,id=wire,server=on,addr.type=unix,addr.path=$sock"
+			-device "virtio-net-pci,netdev=wire,mac=52:54:00:5e:c0:0a"
+			-virtfs "local,path=$job/shared,mount_tag=shared,security_model=none")
+		run_guest "$scenario" "$name" "$job/a" "$timeout" a "$job/shared"
+	) &
+	for _ in $(seq 1 300); do
+		[ -S "$sock" ] && break
+		sleep 0.1
+	done
+	(
+		trap cleanup EXIT
+		VM_CPUS=1
+		QEMU_EXTRA=(-netdev "stream,id=wire,server=off,addr.type=unix,addr.path=$sock"
+			-device "virtio-net-pci,netdev=wire,mac=52:54:00:5e:c0:0b"
+			-virtfs "local,path=$job/shared,mount_tag=shared,security_model=none")
+		run_guest "$scenario" "$name" "$job/b" "$timeout" b "$job/shared"
+	) &
+	wait
+	rm -f "$sock"
+	for role in a b; do
+		r=$(cat "$job/$role/verdict" 2>/dev/null || echo "no verdict")
+		[ -z "$r" ] || reasons+=("$role: $r")
+	done
+	if [ ${#reasons[@]} -gt 0 ]; then
+		local IFS=$'\x1f' joined
+		joined="${reasons[*]}"
+		echo "${joined//$'\x1f'/; }" >"$job/verdict"
+	else
+		: >"$job/verdict"
+	fi
+}
+
+run_scenario() {
+	local scenario=$1 name job timeout
+	name=$(basename "$scenario" .sh)
+	job=$RUN/$K_NAME/$name
+	while [ -e "$job" ]; do job=$job+; done
+	mkdir -p "$job"
+	if [ "$SECONDS" -ge "$TOTAL_DEADLINE" ]; then
+		report "$name" "total timeout (${TOTAL_TIMEOUT}s) reached before it started"
+		return
+	fi
+	timeout=$(scenario_timeout "$scenario")
+	VM_MEM=$(scenario_mem "$scenario")
+	if [ "$(scenario_header "$scenario" hosts)" = 2 ]; then
+		run_pair "$scenario" "$name" "$job" "$timeout"
+	else
+		run_guest "$scenario" "$name" "$job" "$timeout"
+	fi
+	report "$name" "$(cat "$job/verdict")"
 }
 
 report() {
