@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Faults on the wire between two guests, sroce on both:
+#
+#   guest a: sroce0 on wire0 10.0.0.1 fd00::1  <-->  sroce0 on wire0 10.0.0.2 fd00::2 :guest b
+#
+# netem on both guests' wire0 (so requests and ACKs both suffer): loss
+# 0.1%, 1% and 5%, reordering, duplication and corruption, each under RC
+# traffic whose receiver checks every byte (ibv_rc_pingpong -c, rping -V,
+# and interop_test.py's RC cases at the 1% loss step).  Corrupted frames
+# must fail the ICRC check and be counted (icrc_err), duplicates must be
+# answered as duplicates.  Then a link flap (guest a's wire0 down for 2 s
+# mid-transfer: the transfer completes, or fails with RETRY_EXC_ERR; a new
+# one afterwards must pass), and last guest b killed mid-transfer: guest a's
+# QP fails with RETRY_EXC_ERR within its retry budget, nothing hangs, and
+# sroce unloads cleanly.
+#
+# sroce-vm: hosts 2
+# sroce-vm: timeout 1200
+# sroce-vm: mem 1536
+
+# shellcheck source=tools/testing/sroce-vm/guest-lib.sh
+source "$SROCE_VM_LIB"
+# shellcheck source=tools/testing/sroce-vm/wire-lib.sh
+source "$(dirname "$SROCE_VM_LIB")/wire-lib.sh"
+
+export SROCE_SCENARIO=wire-faults PYTHONDONTWRITEBYTECODE=1
+WIRE_TAP=wire-faults.txt
+DEV=sroce0
+COUNTERS=/sys/class/infiniband/$DEV/ports/1/hw_counters
+
+sroce_modprobe ib_core ib_uverbs rdma_ucm sch_netem
+# shellcheck disable=SC2119 # no module parameters
+sroce_load_ko
+sroce_wire_up 9000
+wire_dev_add sroce "$DEV"
+sroce_peer_sync rdma-up
+
+counter() { cat "$COUNTERS/$1"; }
+
+# netem STEP SPEC...: both guests put netem SPEC on their wire0 egress
+# ("none" removes it) and wait for each other.
+netem() {
+	local step=$1
+	shift
+	/usr/sbin/tc qdisc del dev wire0 root 2>/dev/null || true
+	if [ "$1" != none ]; then
+		/usr/sbin/tc qdisc add dev wire0 root netem "$@" ||
+			sroce_fail "tc qdisc add dev wire0 root netem $*"
+	fi
+	sroce_log "netem $step: $*"
+	sroce_peer_sync "netem-$step"
+}
+
+# counted NAME BEFORE COUNTER: guest a records whether COUNTER grew since
+# BEFORE on either guest (each passes its growth to the other).
+counted() {
+	local name=$1 before=$2 counter=$3 now peer
+	now=$(counter "$counter")
+	sroce_peer_put "$name" "$((now - before))"
+	peer=$(sroce_peer_get "$name")
+	WIRE_CASES=$((WIRE_CASES + 1))
+	sroce_log "$counter grew by $((now - before)) here, $peer on the peer"
+	if [ "$peer" -gt 0 ] || [ "$((now - before))" -gt 0 ]; then
+		wire_record "$name" 0
+	else
+		wire_record "$name" 1 "$counter did not grow on either guest"
+	fi
+}
+
+ITERS=$(sroce_iters 200)
+fault() {
+	local step=$1
+	shift
+	netem "$step" "$@"
+	wire_pingpong rc b "$DEV" 10000 "$ITERS" 1024 4
+	wire_pingpong rc a "$DEV" 20000 "$ITERS" 4096 6
+	wire_rping b "$(sroce_iters 100)" 9000 4
+}
+
+fault loss-0.1 loss 0.1%
+fault loss-1 loss 1%
+fault loss-5 loss 5%
+fault reorder delay 2ms reorder 25% 50%
+dup_before=$(counter duplicate_request)
+fault duplicate duplicate 5%
+counted duplicates-answered "$dup_before" duplicate_request
+icrc_before=$(counter icrc_err)
+fault corrupt corrupt 2%
+counted corrupt-icrc-counted "$icrc_before" icrc_err
+netem clean none
+
+# rc_pingpong's failure line for a QP that ran out of retries
+RETRY_EXC='status transport retry counter exceeded \(12\)'
+
+# Link flap: guest a's wire0 down for 2 s while guest a sends to guest b.
+# The transfer completes (within rc_pingpong's retry budget), or its QP
+# fails with RETRY_EXC_ERR; whichever side did not fail may wait for a
+# message that never comes (rc_pingpong's design) until its time limit.
+flap() {
+	local name=link-flap-2s rc peer g port=$((18515 + 100))
+	WIRE_CASES=$((WIRE_CASES + 1))
+	g=$(wire_gid "$DEV" 4)
+	set +e
+	if [ "$SROCE_ROLE" = b ]; then
+		timeout 60 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
+			-s 4096 -n 2000000 >"$name-srv.txt" 2>&1 &
+		for _ in $(seq 1 300); do sroce_tcp_listening "$port" && break; sleep 0.1; done
+		sroce_peer_put flap-listen 1
+		wait $!
+		rc=$?
+	else
+		sroce_peer_get flap-listen >/dev/null
+		timeout 60 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
+			-s 4096 -n 2000000 "$SROCE_PEER4" >"$name-cli.txt" 2>&1 &
+		sleep 3
+		sroce_log "wire0 down for 2 s"
+		/usr/sbin/ip link set wire0 down
+		sleep 2
+		/usr/sbin/ip link set wire0 up
+		wait $!
+		rc=$?
+	fi
+	set -e
+	tail -n 3 "$name"-*.txt
+	if [ "$rc" != 0 ] && ! grep -Eq "$RETRY_EXC" "$name"-*.txt; then
+		[ "$rc" = 124 ] && rc=timeout || rc=failed
+	else
+		rc=ok
+	fi
+	sroce_peer_put flap-rc "$rc"
+	peer=$(sroce_peer_get flap-rc 120)
+	sroce_log "$name: $rc here, $peer on the peer"
+	# one side must have finished or failed properly, neither otherwise
+	if { [ "$rc" = ok ] || [ "$peer" = ok ]; } && [ "$rc" != failed ] &&
+		[ "$peer" != failed ]; then
+		wire_record "$name" 0
+	else
+		wire_record "$name" 1 "$rc on $SROCE_ROLE, $peer on $SROCE_PEER_ROLE"
+	fi
+	sroce_wait_link_up wire0 10
+	sroce_wait_rdma_ready "$DEV"
+	sroce_peer_sync flap-done
+}
+
+flap
+wire_pingpong rc b "$DEV" 10000 "$ITERS" 1024 4
+rdma statistic show link "$DEV/1" || true
+sroce_peer_sync pre-kill
+
+# Guest b killed mid-transfer.  Guest a: the QP fails with RETRY_EXC_ERR
+# within rc_pingpong's retry budget (timeout 14, 7 retries: about 0.5 s,
+# and the time the completion takes to reach the program), then the device
+# and sroce go away cleanly.
+if [ "$SROCE_ROLE" = b ]; then
+	port=$((18515 + 101))
+	ibv_rc_pingpong -d "$DEV" -g "$(wire_gid "$DEV" 4)" -m 4096 -p "$port" \
+		-s 8192 -n 2000000 >peer-kill-srv.txt 2>&1 &
+	for _ in $(seq 1 300); do sroce_tcp_listening "$port" && break; sleep 0.1; done
+	sroce_peer_put kill-listen 1
+	sleep 3600
+fi
+sroce_peer_get kill-listen >/dev/null
+set +e
+timeout 60 ibv_rc_pingpong -d "$DEV" -g "$(wire_gid "$DEV" 4)" -m 4096 -p $((18515 + 101)) \
+	-s 8192 -n 2000000 "$SROCE_PEER4" >peer-kill-cli.txt 2>&1 &
+pid=$!
+sleep 3
+sroce_kill_peer
+t0=$SECONDS
+wait $pid
+rc=$?
+set -e
+tail -n 3 peer-kill-cli.txt
+WIRE_CASES=$((WIRE_CASES + 1))
+if [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -Eq "$RETRY_EXC" peer-kill-cli.txt; then
+	wire_record "peer-killed-retry-exceeded" 0
+else
+	wire_record "peer-killed-retry-exceeded" 1 "client exit $rc after $((SECONDS - t0)) s"
+fi
+WIRE_CASES=$((WIRE_CASES + 1))
+if rdma link del "$DEV" && rmmod sroce; then
+	wire_record "peer-killed-clean-unload" 0
+else
+	wire_record "peer-killed-clean-unload" 1 "rdma link del or rmmod failed"
+fi
+[ ${#WIRE_FAILED[@]} = 0 ] || sroce_fail "failed: ${WIRE_FAILED[*]}"
+sroce_log "all passed"

@@ -1,0 +1,141 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Helpers of the two-guest scenarios (interop, wire-faults): one test case
+# is a server on one guest and a client on the other, over wire0 (see
+# "Two-guest scenarios" in guest-lib.sh, which must be sourced first).
+# Guest a writes one TAP line per case to $SROCE_RESULTS/$WIRE_TAP; both
+# guests must call the same cases in the same order.
+
+WIRE_TAP=${WIRE_TAP:-wire.txt}
+WIRE_CASES=0
+WIRE_FAILED=()
+
+# wire_dev_add TYPE NAME: RDMA device NAME of link type TYPE on wire0.
+wire_dev_add() {
+	rdma link add "$2" type "$1" netdev wire0 || sroce_fail "rdma link add $2 type $1"
+	sroce_wait_rdma_ready "$2"
+}
+
+# wire_ready KIND:PORT: a server of KIND (tcp: perftest and the ibv_*
+# examples exchange QP numbers over TCP; cm: an rdma_cm ID) listens on PORT.
+wire_ready() {
+	case $1 in
+	tcp:*) sroce_tcp_listening "${1#tcp:}" ;;
+	cm:*) rdma resource show cm_id 2>/dev/null |
+		grep -q "state LISTEN .*src-addr [^ ]*:${1#cm:} " ;;
+	*) sroce_fail "wire_ready: bad kind '$1'" ;;
+	esac
+}
+
+# wire_case NAME SERVER_ROLE LIMIT READY -- SERVER... -- CLIENT...: guest
+# SERVER_ROLE runs SERVER and, once it listens (READY as for wire_ready),
+# tells the peer, which runs CLIENT.  Both must exit 0 within LIMIT s.  Logs
+# go to NAME-{srv,cli}.txt on each side; guest a records the case.
+wire_case() {
+	local name=$1 srole=$2 limit=$3 ready=$4 srv=() cli=() pid rc peer_rc _
+	shift 4
+	[ "$1" = -- ] && shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	WIRE_CASES=$((WIRE_CASES + 1))
+	set +e
+	if [ "$SROCE_ROLE" = "$srole" ]; then
+		timeout "$limit" "${srv[@]}" >"$name-srv.txt" 2>&1 &
+		pid=$!
+		for _ in $(seq 1 300); do
+			wire_ready "$ready" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		sroce_peer_put "listen-$WIRE_CASES" 1
+		wait "$pid"
+		rc=$?
+		tail -n 4 "$name-srv.txt"
+	else
+		sroce_peer_get "listen-$WIRE_CASES" "$limit" >/dev/null
+		timeout "$limit" "${cli[@]}" >"$name-cli.txt" 2>&1
+		rc=$?
+		tail -n 4 "$name-cli.txt"
+	fi
+	set -e
+	sroce_peer_put "rc-$WIRE_CASES" "$rc"
+	peer_rc=$(sroce_peer_get "rc-$WIRE_CASES" $((limit + 60)))
+	sroce_log "case $WIRE_CASES $name: exit $rc here, $peer_rc on the peer"
+	if [ "$rc" = 0 ] && [ "$peer_rc" = 0 ]; then
+		wire_record "$name" 0
+	else
+		wire_record "$name" 1 "exit $rc on $SROCE_ROLE, $peer_rc on $SROCE_PEER_ROLE"
+	fi
+}
+
+# wire_record NAME RC [WHY]: one TAP line (guest a) and the failure list.
+wire_record() {
+	if [ "$2" = 0 ]; then
+		[ "$SROCE_ROLE" != a ] || echo "ok $WIRE_CASES - $1" >>"$SROCE_RESULTS/$WIRE_TAP"
+		return 0
+	fi
+	WIRE_FAILED+=("$1")
+	[ "$SROCE_ROLE" != a ] || echo "not ok $WIRE_CASES - $1: $3" >>"$SROCE_RESULTS/$WIRE_TAP"
+}
+
+# wire_gid DEV FAMILY: DEV's GID index of this guest's IPv4 or IPv6 address.
+wire_gid() {
+	if [ "$2" = 6 ]; then
+		sroce_gid_index "$1" "$SROCE_LOCAL6"
+	else
+		sroce_gid_index "$1" "$SROCE_LOCAL4"
+	fi
+}
+
+# wire_peer FAMILY: the peer's IPv4 or IPv6 address.
+wire_peer() {
+	if [ "$1" = 6 ]; then echo "$SROCE_PEER6"; else echo "$SROCE_PEER4"; fi
+}
+
+# wire_pingpong KIND SERVER_ROLE DEV SIZE ITERS MTU FAMILY [OPTION...]:
+# ibv_KIND_pingpong -c (the receiver checks every byte) between the guests
+# over the GIDs of FAMILY.  Its TCP exchange of QP numbers always uses
+# IPv4: the server listens on the first address getaddrinfo gives.
+wire_pingpong() {
+	local kind=$1 srole=$2 dev=$3 size=$4 iters=$5 mtu=$6 fam=$7 g port mtuopt=()
+	shift 7
+	g=$(wire_gid "$dev" "$fam")
+	port=$((18515 + WIRE_CASES))
+	[ "$kind" = ud ] || mtuopt=(-m "$mtu")
+	wire_case "${kind}_pingpong-$size-mtu$mtu-v$fam-srv$srole" "$srole" 120 "tcp:$port" \
+		-- "ibv_${kind}_pingpong" -d "$dev" -g "$g" -c "${mtuopt[@]}" -p "$port" \
+			-s "$size" -n "$iters" "$@" \
+		-- "ibv_${kind}_pingpong" -d "$dev" -g "$g" -c "${mtuopt[@]}" -p "$port" \
+			-s "$size" -n "$iters" "$@" "$SROCE_PEER4"
+}
+
+# wire_rping SERVER_ROLE COUNT SIZE FAMILY: rping -V through rdma_cm (the
+# client checks every ping's data after the server's RDMA READ and WRITE).
+wire_rping() {
+	local srole=$1 count=$2 size=$3 fam=$4 port here
+	port=$((7174 + WIRE_CASES))
+	if [ "$fam" = 6 ]; then here=$SROCE_LOCAL6; else here=$SROCE_LOCAL4; fi
+	wire_case "rping-$size-x$count-v$fam-srv$srole" "$srole" 240 "cm:$port" \
+		-- rping -s -a "$here" -p "$port" -C "$count" -S "$size" -V \
+		-- rping -c -a "$(wire_peer "$fam")" -p "$port" -C "$count" -S "$size" -V
+}
+
+# wire_perftest TEST SERVER_ROLE DEV FAMILY [OPTION...]: one perftest over
+# rdma_cm (-R), iteration mode (duration mode can report 0 MB/s between two
+# TCG guests).
+wire_perftest() {
+	local test=$1 srole=$2 dev=$3 fam=$4 port
+	shift 4
+	port=$((19515 + WIRE_CASES))
+	wire_case "$test-R-v$fam-srv$srole" "$srole" 180 "cm:$port" \
+		-- "$test" -d "$dev" -R -F -p "$port" "$@" \
+		-- "$test" -d "$dev" -R -F -p "$port" "$@" "$(wire_peer "$fam")"
+}
+
+# wire_finish: both guests wait for each other, then fail if a case did.
+wire_finish() {
+	sroce_peer_sync finish
+	[ ${#WIRE_FAILED[@]} = 0 ] || sroce_fail "failed: ${WIRE_FAILED[*]}"
+}
