@@ -143,7 +143,9 @@ check_vm() {
 }
 
 # check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
-# run a suite (verbs, rcops, uc, ud, srq, cm and perftest: "ok N - name", "not ok N - name: why";
+# run a suite (verbs, rcops, uc, ud, srq, cm, perftest and, from guest a of
+# the two-guest scenarios, interop, interop-sroce and wire-faults:
+# "ok N - name", "not ok N - name: why";
 # integrity: "tag op=... result=PASS|FAIL"; kverbs: "sroce-kverbs: ok name",
 # "sroce-kverbs: FAIL name: why"), from the results the guest left in the
 # run directory.
@@ -159,9 +161,13 @@ check_vm_suites() {
 		    "$run/$kernel"/srq/results/srq.txt \
 		    "$run/$kernel"/cm/results/cm.txt \
 		    "$run/$kernel"/cm/results/cm_test.txt \
-		    "$run/$kernel"/perftest/results/perftest.txt; do
+		    "$run/$kernel"/perftest/results/perftest.txt \
+		    "$run/$kernel"/interop/a/results/interop.txt \
+		    "$run/$kernel"/interop-sroce/a/results/interop.txt \
+		    "$run/$kernel"/wire-faults/a/results/wire-faults.txt; do
 		[ -f "$file" ] || continue
-		suite=$(basename "$(dirname "$(dirname "$file")")")
+		suite=${file#"$run/$kernel/"}
+		suite=${suite%%/*}
 		while read -r line; do
 			case $line in
 			ok\ *) pass "vm $suite [$kernel] ${line#ok }" ;;

@@ -8,7 +8,12 @@
 # guests must call the same cases in the same order.
 
 WIRE_TAP=${WIRE_TAP:-wire.txt}
+# prefixed to every case name (e.g. the pair of drivers)
+WIRE_TAG=${WIRE_TAG:-}
+# cases so far, the same on both guests (names their rendezvous), and the
+# TAP lines guest a wrote so far
 WIRE_CASES=0
+WIRE_TAPN=0
 WIRE_FAILED=()
 
 # wire_dev_add TYPE NAME: RDMA device NAME of link type TYPE on wire0.
@@ -72,12 +77,15 @@ wire_case() {
 
 # wire_record NAME RC [WHY]: one TAP line (guest a) and the failure list.
 wire_record() {
+	WIRE_TAPN=$((WIRE_TAPN + 1))
 	if [ "$2" = 0 ]; then
-		[ "$SROCE_ROLE" != a ] || echo "ok $WIRE_CASES - $1" >>"$SROCE_RESULTS/$WIRE_TAP"
+		[ "$SROCE_ROLE" != a ] ||
+			echo "ok $WIRE_TAPN - $WIRE_TAG$1" >>"$SROCE_RESULTS/$WIRE_TAP"
 		return 0
 	fi
 	WIRE_FAILED+=("$1")
-	[ "$SROCE_ROLE" != a ] || echo "not ok $WIRE_CASES - $1: $3" >>"$SROCE_RESULTS/$WIRE_TAP"
+	[ "$SROCE_ROLE" != a ] ||
+		echo "not ok $WIRE_TAPN - $WIRE_TAG$1: $3" >>"$SROCE_RESULTS/$WIRE_TAP"
 }
 
 # wire_gid DEV FAMILY: DEV's GID index of this guest's IPv4 or IPv6 address.
@@ -132,6 +140,32 @@ wire_perftest() {
 	wire_case "$test-R-v$fam-srv$srole" "$srole" 180 "cm:$port" \
 		-- "$test" -d "$dev" -R -F -p "$port" "$@" \
 		-- "$test" -d "$dev" -R -F -p "$port" "$@" "$(wire_peer "$fam")"
+}
+
+# wire_matrix DEV MTU FAMILY [OPTION...]: interop_test.py between the
+# guests (server on b, client on a) over the addresses of FAMILY at path
+# MTU: every RC, UC and UD case in both directions with the data checked.
+# Guest a adds each of its TAP lines to $WIRE_TAP as a case of its own.
+wire_matrix() {
+	local dev=$1 mtu=$2 fam=$3 port name here peer py line
+	shift 3
+	py=${SROCE_TOP:?}/tools/testing/sroce-verbs/interop_test.py
+	port=$((20515 + WIRE_CASES))
+	name=interop_test-mtu$mtu-v$fam
+	if [ "$fam" = 6 ]; then here=$SROCE_LOCAL6; else here=$SROCE_LOCAL4; fi
+	peer=$(wire_peer "$fam")
+	wire_case "$name" b 600 "tcp:$port" \
+		-- /usr/bin/python3 -u "$py" --role server --dev "$dev" --local "$here" \
+			--port "$port" --mtu "$mtu" --deadline 540 "$@" \
+		-- /usr/bin/python3 -u "$py" --role client --dev "$dev" --local "$here" \
+			--peer "$peer" --port "$port" --mtu "$mtu" --deadline 540 "$@"
+	[ "$SROCE_ROLE" = a ] || return 0
+	while IFS= read -r line; do
+		[[ $line =~ ^((not )?ok)\ [0-9]+\ -\ (.*)$ ]] || continue
+		WIRE_TAPN=$((WIRE_TAPN + 1))
+		echo "${BASH_REMATCH[1]} $WIRE_TAPN - $WIRE_TAG$name ${BASH_REMATCH[3]}" \
+			>>"$SROCE_RESULTS/$WIRE_TAP"
+	done <"$name-cli.txt"
 }
 
 # wire_finish: both guests wait for each other, then fail if a case did.
