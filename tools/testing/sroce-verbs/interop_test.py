@@ -35,7 +35,9 @@ responder sends its verdict back, so both sides print the same TAP line:
 A case that does not complete fails after ~10 s; a failed case takes its
 QP type back through RESET to RTS on both sides (remaining cases of that
 QP type fail if that does not work).  The whole run ends within
---deadline seconds.  Exit 0 iff every case passed.  Run it with Debian's
+--deadline seconds.  Exit 0 iff every case passed.  (rdma_rxe of 6.1 takes
+retry_cnt 7 as "retry forever": a lost RC packet there is a 10 s case
+timeout, not RETRY_EXC_ERR.)  Run it with Debian's
 /usr/bin/python3 (python3-pyverbs), as root.
 """
 
