@@ -481,6 +481,14 @@ TSHARK_FIELDS = [
 ]
 TSHARK_EXTRA = ['frame.number', 'frame.protocols', '_ws.malformed',
                 '_ws.expert.severity', '_ws.expert.message']
+# tshark 4.0's heuristic dissectors for InfiniBand payloads (RPC-over-RDMA,
+# iSER, SMB Direct, ...): they guess at application data, and a guess
+# that fails marks a well-formed RoCEv2 frame malformed.
+PAYLOAD_HEURISTICS = ('rpcrdma_infiniband', 'iser_infiniband',
+                      'smb_direct_infiniband', 'smcr_infiniband',
+                      'sdp_infiniband', 'fc_infiniband', 'lnet_ib',
+                      'eth_over_ib', 'mellanox_eoib', 'nvme_rdma',
+                      'drbd_rdma')
 # Expert info severities (epan/proto.h PI_*).
 PI_WARN = 0x00600000
 PI_ERROR = 0x00800000
@@ -499,10 +507,18 @@ def run_tshark(path, tshark=TSHARK):
     for name in names:
         cmd += ['-e', name]
     cmd.append('udp.dstport == %d' % ROCE_PORT)
+    heur = []
+    for name in PAYLOAD_HEURISTICS:
+        heur += ['--disable-heuristic', name]
     try:
-        res = subprocess.run(cmd, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, check=False,
-                             universal_newlines=True)
+        res = subprocess.run(cmd[:1] + heur + cmd[1:],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             check=False, universal_newlines=True)
+        if res.returncode and "can't disable" in res.stderr:
+            # another tshark version: keep its payload heuristics
+            res = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, check=False,
+                                 universal_newlines=True)
     except OSError as err:
         raise CaptureError('cannot run %s: %s' % (tshark, err)) from err
     if res.returncode:
