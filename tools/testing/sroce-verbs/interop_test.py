@@ -4,9 +4,11 @@
 """Wire interop between two hosts' RDMA devices (sroce or rdma_rxe).
 
     interop_test.py --role server --dev DEV --local IP --port PORT
-                    --mtu 1024|4096 [--filter RE] [--deadline S]
+                    --mtu 1024|4096 [--filter RE] [--ack-timeout N]
+                    [--deadline S]
     interop_test.py --role client --dev DEV --local IP --peer IP --port PORT
-                    --mtu 1024|4096 [--filter RE] [--deadline S]
+                    --mtu 1024|4096 [--filter RE] [--ack-timeout N]
+                    [--deadline S]
 
 Runs as two processes, one per host, each owning one RDMA device, with a
 TCP side channel (newline-delimited JSON) between them: the server listens
@@ -307,6 +309,7 @@ class Host:
 
     def __init__(self, args):
         self.dev, self.local, self.mtu = args.dev, args.local, args.mtu
+        self.ack_timeout = args.ack_timeout
         self.qkey = QKEY[args.role]
         self.gid_index, self.gid = find_gid(args.dev, args.local)
         self.peer_gid = mapped_gid(args.peer) if args.peer else None
@@ -321,7 +324,7 @@ class Host:
 
     def bring_up(self, q):
         """RESET -> INIT -> RTR -> RTS to the peer's QP (verbs_lib's
-        attributes: RC timeout 14, retry_cnt 7, rnr_retry 7)."""
+        attributes: RC timeout --ack-timeout, retry_cnt 7, rnr_retry 7)."""
         attr, mask = init_attr(q.qpt, ACCESS.get(q.name, RC_ACCESS))
         if q.qpt == UD:
             attr.qkey = self.qkey
@@ -332,7 +335,7 @@ class Host:
         if q.qpt == RC:
             attr.min_rnr_timer = 1
         modify(q.qp, (attr, mask), f'{q.name} INIT->RTR')
-        attr, mask = rts_attr(q.qpt, 14)
+        attr, mask = rts_attr(q.qpt, self.ack_timeout)
         attr.sq_psn = q.sq_psn
         modify(q.qp, (attr, mask), f'{q.name} RTR->RTS')
 
@@ -777,6 +780,10 @@ def parse_args():
                         required=True, help='path MTU of RC and UC')
     parser.add_argument('--filter', default='',
                         help='run only cases whose name matches this regex')
+    parser.add_argument('--ack-timeout', type=int, default=14,
+                        choices=range(8, 21), metavar='8..20',
+                        help='RC local ACK timeout exponent (4.096 us * '
+                        '2^N; default 14)')
     parser.add_argument('--deadline', type=float, default=300,
                         help='seconds the whole run may take')
     args = parser.parse_args()
