@@ -11,7 +11,10 @@
 #                       scenario's "# sroce-vm: timeout S" line, else 300)
 #   --boot-timeout S    until the guest's init is up (stock 120, debug 300)
 #   --total-timeout S   for the whole invocation (default 7200)
-#   --cpus N            vCPUs (default 2; two-guest scenarios: 1 each)
+#   --cpus N            vCPUs (default 2, or 1 with --jobs 2 or more;
+#                       two-guest scenarios: 1 each)
+#   --jobs N            run up to N scenario VMs of one kernel at a time
+#                       (default 1); a two-guest scenario takes two
 #   --mem MIB           guest memory (default: the scenario's
 #                       "# sroce-vm: mem MIB" line, else 2048)
 #   --accel A           auto|tcg|kvm (default auto: KVM only if it works)
@@ -62,8 +65,10 @@ SCENARIOS=()
 
 QEMU_PID=""
 QEMU_EXTRA=(-nic none)
-VM_CPUS=2
+VM_CPUS=""
+JOBS=1
 FAILED=0
+declare -A JOB_SLOTS=()
 FORCE_BZIMAGE=0
 
 usage() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -76,6 +81,7 @@ parse_args() {
 		--boot-timeout) BOOT_TIMEOUT=${2:?}; shift ;;
 		--total-timeout) TOTAL_TIMEOUT=${2:?}; shift ;;
 		--cpus) VM_CPUS=${2:?}; shift ;;
+		--jobs) JOBS=${2:?}; shift ;;
 		--mem) MEM=${2:?}; shift ;;
 		--accel) ACCEL=${2:?}; shift ;;
 		--append) APPEND+=" ${2:?}"; shift ;;
@@ -89,6 +95,11 @@ parse_args() {
 		shift
 	done
 	[ ${#SCENARIOS[@]} -gt 0 ] || { vm_say "no scenario given"; usage; }
+	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || vm_die "--jobs takes a positive number"
+	# one vCPU a VM when VMs run side by side: two cores, no overcommit
+	if [ -z "$VM_CPUS" ]; then
+		if [ "$JOBS" -gt 1 ]; then VM_CPUS=1; else VM_CPUS=2; fi
+	fi
 	KERNELS=${KERNELS//,/ }
 }
 
@@ -106,6 +117,7 @@ resolve_scenario() {
 # shellcheck disable=SC2317 # called by trap
 cleanup() {
 	if [ -n "$QEMU_PID" ]; then kill "$QEMU_PID" 2>/dev/null || true; fi
+	if [ ${#JOB_SLOTS[@]} -gt 0 ]; then kill "${!JOB_SLOTS[@]}" 2>/dev/null || true; fi
 }
 
 # ---------------------------------------------------------------------------
@@ -448,6 +460,32 @@ run_scenario() {
 	report "$name" "$(cat "$job/verdict")"
 }
 
+# run_scenario_job SCENARIO: run_scenario in the background once enough of
+# the --jobs slots are free (a two-guest scenario takes two).
+run_scenario_job() {
+	local need=1 pid used
+	[ "$(scenario_header "$1" hosts)" != 2 ] || need=2
+	[ "$need" -le "$JOBS" ] || need=$JOBS
+	while :; do
+		used=0
+		for pid in "${!JOB_SLOTS[@]}"; do
+			if kill -0 "$pid" 2>/dev/null; then
+				used=$((used + JOB_SLOTS[$pid]))
+			else
+				unset "JOB_SLOTS[$pid]"
+			fi
+		done
+		[ $((used + need)) -gt "$JOBS" ] || break
+		wait -n 2>/dev/null || sleep 1
+	done
+	(
+		JOB_SLOTS=()
+		trap cleanup EXIT
+		run_scenario "$1"
+	) &
+	JOB_SLOTS[$!]=$need
+}
+
 report() {
 	local line
 	if [ -z "$2" ]; then
@@ -487,8 +525,17 @@ main() {
 	pick_accel
 	for k in $KERNELS; do
 		prepare_kernel "$k"
-		for s in "${scenarios[@]}"; do run_scenario "$s"; done
+		for s in "${scenarios[@]}"; do
+			if [ "$JOBS" = 1 ]; then
+				run_scenario "$s"
+			else
+				run_scenario_job "$s"
+			fi
+		done
+		wait
+		JOB_SLOTS=()
 	done
+	grep -q '^FAIL: ' "$RUN/summary.txt" 2>/dev/null && FAILED=1
 	exit "$FAILED"
 }
 

@@ -163,17 +163,18 @@ wire_rping() {
 
 # wire_perftest TEST SERVER_ROLE DEV FAMILY [OPTION...]: one perftest over
 # rdma_cm (-R), iteration mode (duration mode can report 0 MB/s between two
-# TCG guests).  perftest 4.5 resolves the server's name as IPv4 only, and
-# its server listens on rdma_cm only after the client's TCP connection to
-# it: a client that connects first is rejected with reason 8 (invalid
-# service ID; newer perftest retries, see retry_rdma_connect).  That case
-# runs once more.
+# TCG guests).  perftest 4.5 resolves the server's name as IPv4 only.  With
+# -R its server takes two rdma_cm connections on one port (its control
+# channel, then the test's QPs); now and then the second REQ finds no
+# listener and is rejected with reason 8, invalid service ID (newer
+# perftest retries the connect: retry_rdma_connect).  Such a case runs once
+# more.
 wire_perftest() {
 	local test=$1 srole=$2 dev=$3 fam=$4 port
 	local WIRE_RETRY_RE='RDMA_CM_EVENT_REJECTED; error: 8\.'
 	shift 4
 	port=$((19515 + WIRE_CASES))
-	wire_case "$test-R-v$fam-srv$srole" "$srole" 180 "tcp:$port" \
+	wire_case "$test-R-v$fam-srv$srole" "$srole" 180 "cm:$port" \
 		-- "$test" -d "$dev" -R -F -p "$port" "$@" \
 		-- "$test" -d "$dev" -R -F -p "$port" "$@" "$(wire_peer "$fam")"
 }

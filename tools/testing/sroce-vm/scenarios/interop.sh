@@ -63,12 +63,14 @@ capture_start() {
 }
 
 capture_check() {
-	local rc=0
+	local rc=0 op args=()
 	[ "$SROCE_ROLE" = a ] || return 0
+	for op in "${EXPECT_OPS[@]}"; do args+=(--expect-op "$op"); done
 	kill -INT "$TSHARK"
 	wait "$TSHARK" || true
 	tail -n 2 tshark.txt
-	/usr/bin/python3 "$CHECKER" --min-packets 200 --expect-op "${EXPECT_OPS[@]}" \
+	# 68 cases: about 180 frames
+	/usr/bin/python3 "$CHECKER" --min-packets 150 "${args[@]}" \
 		"$SROCE_RESULTS/wire0.pcap" >capture-check.txt 2>&1 || rc=$?
 	tail -n 8 capture-check.txt
 	wire_record "capture: tshark decodes every frame, every ICRC verified" "$rc" \
@@ -76,8 +78,8 @@ capture_check() {
 }
 
 # phase PEER: every case against guest b's PEER (rxe or sroce).  The debug
-# kernel (KASAN, lockdep, kmemleak: about 4x slower) runs each kind of case
-# in one direction and two of the four MTU/IP matrix runs.
+# kernel (KASAN, lockdep, kmemleak: about 4x slower) runs two of the four
+# MTU/IP matrix runs, and against rxe one case of each tool.
 phase() {
 	local peer=$1 dev srv t iters
 	dev=sroce0
@@ -90,13 +92,12 @@ phase() {
 	[ "$peer" != rxe ] || capture_check
 	wire_matrix "$dev" 4096 6
 	if [ "$SROCE_KERNEL" = debug ]; then
+		# against sroce, wire-faults runs the rest on the debug kernel
+		[ "$peer" = rxe ] || return 0
 		wire_pingpong rc b "$dev" 10000 "$iters" 1024 4
-		wire_pingpong uc a "$dev" 4097 "$iters" 4096 6
-		wire_pingpong ud b "$dev" 2048 "$iters" 4096 6
+		wire_pingpong ud a "$dev" 2048 "$iters" 4096 6
 		wire_rping b 20 10000 4
-		wire_rping a 20 3000 6
-		wire_perftest ib_write_bw b "$dev" 4 -s 65536 -n 40
-		wire_perftest ib_read_bw a "$dev" 4 -s 65536 -n 40
+		wire_perftest ib_write_bw a "$dev" 4 -s 65536 -n 40
 		rdma statistic show link "$dev/1" || true
 		return 0
 	fi
