@@ -145,6 +145,20 @@ sroce_tcp_listening() {
 	return 1
 }
 
+# sroce_wait_ready PID TENTHS COMMAND...: wait until COMMAND (e.g.
+# sroce_tcp_listening PORT) succeeds, for at most TENTHS tenths of a second
+# of sleep; false at once if the process PID (the server) has exited.
+sroce_wait_ready() {
+	local pid=$1 tenths=$2 _
+	shift 2
+	for _ in $(seq 1 "$tenths"); do
+		"$@" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # sroce_pair_remove: delete sroce1 and sroce0 (made by sroce_rdma_pair) and
 # unload sroce; nothing a scenario did may still hold them. Each step that
 # fails is appended to the scenario's global array `failed`.
@@ -187,11 +201,7 @@ sroce_pingpong() {
 		-p "$port" -s "$size" -n "$iters" "${extra[@]}" >"$kind-srv-$tag.txt" 2>&1 &
 	spid=$!
 	# the server may take seconds to start on a slow kernel
-	for _ in $(seq 1 200); do
-		sroce_tcp_listening "$port" && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
+	sroce_wait_ready "$spid" 200 sroce_tcp_listening "$port" || true
 	set +e
 	timeout "$limit" "ibv_${kind}_pingpong" -d sroce0 -g "$g0" -c "${mtuopt[@]}" \
 		-p "$port" -s "$size" -n "$iters" "${extra[@]}" 10.0.0.2 \

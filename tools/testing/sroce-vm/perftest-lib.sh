@@ -69,11 +69,7 @@ perf_run() {
 	timeout "$PERF_TIMEOUT" "$test" -d "$d1" -x "$g1" "${args[@]}" \
 		>"perf-$tag-srv.txt" 2>&1 &
 	spid=$!
-	for _ in $(seq 1 100); do
-		sroce_tcp_listening "$port" && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
+	sroce_wait_ready "$spid" 100 sroce_tcp_listening "$port" || true
 	set +e
 	timeout "$PERF_TIMEOUT" "$test" -d "$d0" -x "$g0" "${args[@]}" 10.0.0.2 \
 		>"perf-$tag-cli.txt" 2>&1

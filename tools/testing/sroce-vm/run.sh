@@ -398,6 +398,21 @@ run_guest() {
 	echo "$reason" >"$job/verdict"
 }
 
+# pair_guest SCENARIO NAME JOB TIMEOUT ROLE SOCKET: one guest of run_pair,
+# in the background; guest a listens on the wire's unix socket, b connects.
+pair_guest() {
+	local server=off mac=0b
+	if [ "$5" = a ]; then server=on; mac=0a; fi
+	(
+		trap cleanup EXIT
+		VM_CPUS=1
+		QEMU_EXTRA=(-netdev "stream,id=wire,server=$server,addr.type=unix,addr.path=$6"
+			-device "virtio-net-pci,netdev=wire,mac=52:54:00:5e:c0:$mac"
+			-virtfs "local,path=$3/shared,mount_tag=shared,security_model=none")
+		run_guest "$1" "$2" "$3/$5" "$4" "$5" "$3/shared"
+	) &
+}
+
 # run_pair SCENARIO NAME JOB TIMEOUT: guests a and b on one wire (see the
 # top of this file); b boots once a's end of the wire exists.
 run_pair() {
@@ -405,26 +420,12 @@ run_pair() {
 	mkdir -p "$job/shared"
 	# a unix socket path must fit in 108 bytes: not under $RUN
 	sock=$(mktemp -u /tmp/sroce-wire-XXXXXXXX.sock)
-	(
-		trap cleanup EXIT
-		VM_CPUS=1
-		QEMU_EXTRA=(-netdev "stream,id=wire,server=on,addr.type=unix,addr.path=$sock"
-			-device "virtio-net-pci,netdev=wire,mac=52:54:00:5e:c0:0a"
-			-virtfs "local,path=$job/shared,mount_tag=shared,security_model=none")
-		run_guest "$scenario" "$name" "$job/a" "$timeout" a "$job/shared"
-	) &
+	pair_guest "$scenario" "$name" "$job" "$timeout" a "$sock"
 	for _ in $(seq 1 300); do
 		[ -S "$sock" ] && break
 		sleep 0.1
 	done
-	(
-		trap cleanup EXIT
-		VM_CPUS=1
-		QEMU_EXTRA=(-netdev "stream,id=wire,server=off,addr.type=unix,addr.path=$sock"
-			-device "virtio-net-pci,netdev=wire,mac=52:54:00:5e:c0:0b"
-			-virtfs "local,path=$job/shared,mount_tag=shared,security_model=none")
-		run_guest "$scenario" "$name" "$job/b" "$timeout" b "$job/shared"
-	) &
+	pair_guest "$scenario" "$name" "$job" "$timeout" b "$sock"
 	wait
 	rm -f "$sock"
 	for role in a b; do

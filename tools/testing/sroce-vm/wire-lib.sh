@@ -77,11 +77,7 @@ wire_run_once() {
 		log=$name-srv.txt
 		timeout "$limit" "${WIRE_SRV[@]}" >"$log" 2>&1 &
 		pid=$!
-		for _ in $(seq 1 300); do
-			wire_ready "$ready" && break
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
+		sroce_wait_ready "$pid" 300 wire_ready "$ready"
 		sroce_peer_put "listen-$key" 1
 		while kill -0 "$pid" 2>/dev/null; do
 			if [ -e "$rcfile" ] && read -r peer _ <"$rcfile" && [ "$peer" != 0 ]; then

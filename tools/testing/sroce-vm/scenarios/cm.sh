@@ -63,11 +63,7 @@ pair() {
 	cli=("$@")
 	timeout "$limit" "${srv[@]}" >"cm-$name-srv.txt" 2>&1 &
 	spid=$!
-	for _ in $(seq 1 200); do
-		cm_listening "$port" && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
+	sroce_wait_ready "$spid" 200 cm_listening "$port" || true
 	set +e
 	timeout "$limit" "${cli[@]}" >"cm-$name-cli.txt" 2>&1
 	c=$?

@@ -122,7 +122,7 @@ flap() {
 	if [ "$SROCE_ROLE" = b ]; then
 		timeout 30 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
 			-s 4096 -n 2000000 >"$name-srv.txt" 2>&1 &
-		for _ in $(seq 1 300); do sroce_tcp_listening "$port" && break; sleep 0.1; done
+		sroce_wait_ready $! 300 sroce_tcp_listening "$port"
 		sroce_peer_put flap-listen 1
 		wait $!
 		rc=$?
@@ -173,7 +173,7 @@ if [ "$SROCE_ROLE" = b ]; then
 	port=$((18515 + 101))
 	ibv_rc_pingpong -d "$DEV" -g "$(wire_gid "$DEV" 4)" -m 4096 -p "$port" \
 		-s 8192 -n 2000000 >peer-kill-srv.txt 2>&1 &
-	for _ in $(seq 1 300); do sroce_tcp_listening "$port" && break; sleep 0.1; done
+	sroce_wait_ready $! 300 sroce_tcp_listening "$port" || true
 	sroce_peer_put kill-listen 1
 	sleep 3600
 fi
