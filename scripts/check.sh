@@ -15,7 +15,8 @@
 #   harness     the VM harness's selftest: it must catch what it claims to
 #
 # SROCE_CHECK_ONLY="build sparse ..." limits the run to those groups.
-# SROCE_VM_JOBS=N runs up to N scenario VMs at a time (run.sh --jobs).
+# SROCE_VM_JOBS=N runs up to N scenario VMs at a time (run.sh --jobs;
+# default 2: one scenario VM alone leaves much of the two cores idle).
 
 set -uo pipefail
 # shellcheck source=scripts/env.sh
@@ -126,7 +127,7 @@ check_vm() {
 	echo "== vm-$kernel"
 	mapfile -t scenarios < <(grep -v '^#' tools/testing/sroce-vm/check-scenarios |
 		sed 's|^|tools/testing/sroce-vm/scenarios/|')
-	tools/testing/sroce-vm/run.sh --kernel "$kernel" --jobs "${SROCE_VM_JOBS:-1}" \
+	tools/testing/sroce-vm/run.sh --kernel "$kernel" --jobs "${SROCE_VM_JOBS:-2}" \
 		"${scenarios[@]}" \
 		>"$out" 2>"$logdir/vm-$kernel.log"
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then

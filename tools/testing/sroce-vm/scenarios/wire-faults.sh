@@ -107,6 +107,17 @@ fault corrupt corrupt 2%
 counted corrupt-icrc-counted "$icrc_before" icrc_err
 netem clean none
 
+# transferring LOG: wait until the ibv_rc_pingpong writing LOG has its
+# peer's QP (its traffic starts then), and a second more.
+transferring() {
+	local _
+	for _ in $(seq 1 600); do
+		grep -q 'remote address' "$1" && break
+		sleep 0.2
+	done
+	sleep 1
+}
+
 # rc_pingpong's failure line for a QP that ran out of retries
 RETRY_EXC='status transport retry counter exceeded \(12\)'
 
@@ -120,17 +131,17 @@ flap() {
 	g=$(wire_gid "$DEV" 4)
 	set +e
 	if [ "$SROCE_ROLE" = b ]; then
-		timeout 30 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
+		timeout 120 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
 			-s 4096 -n 2000000 >"$name-srv.txt" 2>&1 &
-		sroce_wait_ready $! 300 sroce_tcp_listening "$port"
+		sroce_wait_ready $! 1200 sroce_tcp_listening "$port"
 		sroce_peer_put flap-listen 1
 		wait $!
 		rc=$?
 	else
 		sroce_peer_get flap-listen >/dev/null
-		timeout 30 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
+		timeout 90 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
 			-s 4096 -n 2000000 "$SROCE_PEER4" >"$name-cli.txt" 2>&1 &
-		sleep 3
+		transferring "$name-cli.txt"
 		sroce_log "wire0 down for 2 s"
 		/usr/sbin/ip link set wire0 down
 		sleep 2
@@ -173,7 +184,7 @@ if [ "$SROCE_ROLE" = b ]; then
 	port=$((18515 + 101))
 	ibv_rc_pingpong -d "$DEV" -g "$(wire_gid "$DEV" 4)" -m 4096 -p "$port" \
 		-s 8192 -n 2000000 >peer-kill-srv.txt 2>&1 &
-	sroce_wait_ready $! 300 sroce_tcp_listening "$port" || true
+	sroce_wait_ready $! 1200 sroce_tcp_listening "$port" || true
 	sroce_peer_put kill-listen 1
 	sleep 3600
 fi
@@ -182,7 +193,7 @@ set +e
 timeout 60 ibv_rc_pingpong -d "$DEV" -g "$(wire_gid "$DEV" 4)" -m 4096 -p $((18515 + 101)) \
 	-s 8192 -n 2000000 "$SROCE_PEER4" >peer-kill-cli.txt 2>&1 &
 pid=$!
-sleep 3
+transferring peer-kill-cli.txt
 sroce_kill_peer
 t0=$SECONDS
 wait $pid
