@@ -107,8 +107,9 @@ fault corrupt corrupt 2%
 counted corrupt-icrc-counted "$icrc_before" icrc_err
 netem clean none
 
-# transferring LOG: wait until the ibv_rc_pingpong writing LOG has its
-# peer's QP (its traffic starts then), and a second more.
+# transferring LOG: wait until the ibv_rc_pingpong writing LOG (through
+# stdbuf -oL: stdout to a file is block-buffered) has its peer's QP (its
+# traffic starts then), and a second more.
 transferring() {
 	local _
 	for _ in $(seq 1 600); do
@@ -122,25 +123,26 @@ transferring() {
 RETRY_EXC='status transport retry counter exceeded \(12\)'
 
 # Link flap: guest a's wire0 down for 2 s while guest a sends to guest b.
-# The transfer completes (within rc_pingpong's retry budget), or its QP
-# fails with RETRY_EXC_ERR; whichever side did not fail may wait for a
-# message that never comes (rc_pingpong's design) until its time limit.
+# The transfer completes, or its QP fails with RETRY_EXC_ERR;
+# whichever side did not fail may wait for a message that never comes
+# (rc_pingpong's design) until its time limit.
 flap() {
-	local name=link-flap-2s rc peer g port=$((18515 + 100))
+	local name=link-flap-2s rc peer g port=$((18515 + 100)) iters
+	iters=$(sroce_iters 1000)
 	WIRE_CASES=$((WIRE_CASES + 1))
 	g=$(wire_gid "$DEV" 4)
 	set +e
 	if [ "$SROCE_ROLE" = b ]; then
-		timeout 120 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
-			-s 4096 -n 2000000 >"$name-srv.txt" 2>&1 &
+		timeout 150 stdbuf -oL ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 \
+			-p "$port" -s 4096 -n "$iters" >"$name-srv.txt" 2>&1 &
 		sroce_wait_ready $! 1200 sroce_tcp_listening "$port"
 		sroce_peer_put flap-listen 1
 		wait $!
 		rc=$?
 	else
 		sroce_peer_get flap-listen >/dev/null
-		timeout 90 ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 -p "$port" \
-			-s 4096 -n 2000000 "$SROCE_PEER4" >"$name-cli.txt" 2>&1 &
+		timeout 120 stdbuf -oL ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 \
+			-p "$port" -s 4096 -n "$iters" "$SROCE_PEER4" >"$name-cli.txt" 2>&1 &
 		transferring "$name-cli.txt"
 		sroce_log "wire0 down for 2 s"
 		/usr/sbin/ip link set wire0 down
@@ -190,8 +192,8 @@ if [ "$SROCE_ROLE" = b ]; then
 fi
 sroce_peer_get kill-listen >/dev/null
 set +e
-timeout 60 ibv_rc_pingpong -d "$DEV" -g "$(wire_gid "$DEV" 4)" -m 4096 -p $((18515 + 101)) \
-	-s 8192 -n 2000000 "$SROCE_PEER4" >peer-kill-cli.txt 2>&1 &
+timeout 120 stdbuf -oL ibv_rc_pingpong -d "$DEV" -g "$(wire_gid "$DEV" 4)" -m 4096 \
+	-p $((18515 + 101)) -s 8192 -n 2000000 "$SROCE_PEER4" >peer-kill-cli.txt 2>&1 &
 pid=$!
 transferring peer-kill-cli.txt
 sroce_kill_peer
