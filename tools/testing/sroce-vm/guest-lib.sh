@@ -145,6 +145,13 @@ sroce_tcp_listening() {
 	return 1
 }
 
+# sroce_cm_listening PORT: an rdma_cm ID listens on PORT (what a server
+# started with rdma_cm, such as perftest -R, opens instead of a TCP port).
+sroce_cm_listening() {
+	rdma resource show cm_id 2>/dev/null |
+		grep -q "state LISTEN .*src-addr [^ ]*:$1 "
+}
+
 # sroce_wait_ready PID TENTHS COMMAND...: wait until COMMAND (e.g.
 # sroce_tcp_listening PORT) succeeds, for at most TENTHS tenths of a second
 # of sleep; false at once if the process PID (the server) has exited.

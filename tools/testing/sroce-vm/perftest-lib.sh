@@ -48,7 +48,7 @@ perf_positive() {
 perf_run() {
 	local tag=$1 test=$2 d0=$3 d1=$4 fam=$5 mtu=$6 size=$7 iters=$8
 	local port=$((18515 + RANDOM % 2000)) a0 a1 g0="" g1="" spid srv cli val _
-	local args=()
+	local args=() ready=sroce_tcp_listening
 
 	shift 8
 	PERF_VAL=""
@@ -66,10 +66,12 @@ perf_run() {
 	args=(-F -m "$mtu" -n "$iters" -p "$port")
 	[ "$size" = - ] || args+=(-s "$size")
 	args+=("$@")
+	# with -R the server listens on rdma_cm, not TCP
+	[[ " $* " != *" -R "* ]] || ready=sroce_cm_listening
 	timeout "$PERF_TIMEOUT" "$test" -d "$d1" -x "$g1" "${args[@]}" \
 		>"perf-$tag-srv.txt" 2>&1 &
 	spid=$!
-	sroce_wait_ready "$spid" 100 sroce_tcp_listening "$port" || true
+	sroce_wait_ready "$spid" 100 "$ready" "$port" || true
 	set +e
 	timeout "$PERF_TIMEOUT" "$test" -d "$d0" -x "$g0" "${args[@]}" 10.0.0.2 \
 		>"perf-$tag-cli.txt" 2>&1

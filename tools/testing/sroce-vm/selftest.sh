@@ -14,6 +14,7 @@
 #
 # Usage: tools/testing/sroce-vm/selftest.sh [--kernel stock,debug] [--quick]
 #   --quick   smoke and selftest-splat only
+# SROCE_VM_JOBS=N: scenario VMs at a time (run.sh --jobs; default 2).
 # Prints run.sh's lines, one "ok"/"not ok" line per check, and
 # "harness selftest: N passed, N failed".  Exit: 0 only if every check held.
 
@@ -82,7 +83,8 @@ scenarios_for() {
 test_kernel() {
 	local run=$1 k=$2 out=$1/stdout.$2 rc=0 s scenarios
 	read -r -a scenarios <<<"$(scenarios_for "$k" | tr '\n' ' ')"
-	"$VM_DIR/run.sh" --kernel "$k" --results "$run" "${scenarios[@]}" >"$out" || rc=$?
+	"$VM_DIR/run.sh" --kernel "$k" --jobs "${SROCE_VM_JOBS:-2}" --results "$run" \
+		"${scenarios[@]}" >"$out" || rc=$?
 	cat "$out"
 	check "[$k] run.sh exits 1 when a scenario fails (got $rc)" [ "$rc" = 1 ]
 	check "[$k] one line per scenario" \

@@ -17,6 +17,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce_dev.h"
+#include "sroce_hdr.h"
 #include "sroce_port.h"
 
 /* Port capability bits modify_port may set or clear. */

@@ -15,7 +15,6 @@
 #define SROCE_PORT_NUM			1
 #define SROCE_PKEY_TBL_LEN		1
 #define SROCE_GID_TBL_LEN		256
-#define SROCE_DEFAULT_PKEY		0xffff
 
 /*
  * Most header bytes a RoCEv2 packet carries besides a full-MTU payload:

@@ -77,9 +77,10 @@ cmdline_var() {
 # issue's 1 GiB per opcode runs clean at MTU 4096; MTU 1024, netem and
 # corrupt runs are smaller (sroce_integrity.netem=1G gives the full volume
 # under netem too).  The debug kernel (KASAN, lockdep, kmemleak) is 10-20x
-# slower: an eighth to a quarter of that, about 7 minutes.
+# slower: a sixteenth to a quarter of that, about 6 minutes (it looks for
+# KASAN, lockdep and kmemleak reports, which volume adds little to).
 if [ "$SROCE_KERNEL" = debug ]; then
-	CLEAN=128M SMALL=16M NETEM=64M CORRUPT=16M ATOMICS=10000 NETEM_ATOMICS=5000
+	CLEAN=64M SMALL=16M NETEM=64M CORRUPT=16M ATOMICS=5000 NETEM_ATOMICS=5000
 	# UD: 2 ms a datagram there; UC mixed halved to make room for them
 	UD_SMALL=8M UD_MIXED=2M UD_NETEM=8M UC_MIXED=8M
 else

@@ -79,8 +79,8 @@ capture_check() {
 
 # phase PEER: every case against guest b's PEER (rxe or sroce).  The debug
 # kernel (KASAN, lockdep, kmemleak: about 4x slower) runs against rxe two of
-# the four MTU/IP matrix runs and one case of each tool, against sroce one
-# matrix run.
+# the four MTU/IP matrix runs and one case of each tool (ib_write_bw -R
+# each way), against sroce one matrix run.
 phase() {
 	local peer=$1 dev srv t iters
 	dev=sroce0
@@ -102,6 +102,7 @@ phase() {
 		wire_pingpong ud a "$dev" 2048 "$iters" 4096 6
 		wire_rping b 20 10000 4
 		wire_perftest ib_write_bw b "$dev" 4 -s 65536 -n 40
+		wire_perftest ib_write_bw a "$dev" 4 -s 65536 -n 40
 		rdma statistic show link "$dev/1" || true
 		return 0
 	fi
@@ -115,12 +116,13 @@ phase() {
 		wire_rping "$srv" 100 10000 4
 		wire_rping "$srv" 100 3000 6
 	done
-	# perftest -R with sroce as its server: see wire_perftest
-	if [ "$peer" = rxe ]; then
+	# perftest -R both ways against rxe; sroce to sroce one way
+	for srv in b a; do
+		[ "$peer" = rxe ] || [ "$srv" = a ] || continue
 		for t in ib_send_bw ib_write_bw ib_read_bw; do
-			wire_perftest "$t" b "$dev" 4 -s 65536 -n 200
+			wire_perftest "$t" "$srv" "$dev" 4 -s 65536 -n 200
 		done
-	fi
+	done
 	rdma statistic show link "$dev/1" || true
 }
 

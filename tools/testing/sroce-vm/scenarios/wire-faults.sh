@@ -121,12 +121,31 @@ transferring() {
 # rc_pingpong's failure line for a QP that ran out of retries
 RETRY_EXC='status transport retry counter exceeded \(12\)'
 
+# flap_wait PID: wait for the ibv_rc_pingpong PID of the flap; once the
+# peer's has ended, give this one 10 s more, then stop it (it waits for a
+# message the peer will never send: rc_pingpong's design).  Prints
+# "stopped" if it had to.
+flap_wait() {
+	local pid=$1 left=50
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ -e "$SROCE_SHARED/val-flap-rc.$SROCE_PEER_ROLE" ]; then
+			left=$((left - 1))
+			if [ "$left" = 0 ]; then
+				kill "$pid" 2>/dev/null
+				echo stopped
+				return 0
+			fi
+		fi
+		sleep 0.2
+	done
+}
+
 # Link flap: guest a's wire0 down for 2 s while guest a sends to guest b.
 # The transfer completes, or its QP fails with RETRY_EXC_ERR;
 # whichever side did not fail may wait for a message that never comes
-# (rc_pingpong's design) until its time limit.
+# (rc_pingpong's design): it is stopped 10 s after the other side ended.
 flap() {
-	local name=link-flap-2s rc peer g port=$((18515 + 100)) iters
+	local name=link-flap-2s rc peer g port=$((18515 + 100)) iters stopped
 	iters=$(sroce_iters 1000)
 	WIRE_CASES=$((WIRE_CASES + 1))
 	g=$(wire_gid "$DEV" 4)
@@ -136,6 +155,7 @@ flap() {
 			-p "$port" -s 4096 -n "$iters" >"$name-srv.txt" 2>&1 &
 		sroce_wait_ready $! 1200 sroce_tcp_listening "$port"
 		sroce_peer_put flap-listen 1
+		stopped=$(flap_wait $!)
 		wait $!
 		rc=$?
 	else
@@ -147,12 +167,15 @@ flap() {
 		/usr/sbin/ip link set wire0 down
 		sleep 2
 		/usr/sbin/ip link set wire0 up
+		stopped=$(flap_wait $!)
 		wait $!
 		rc=$?
 	fi
 	set -e
 	tail -n 3 "$name"-*.txt
-	if [ "$rc" != 0 ] && ! grep -Eq "$RETRY_EXC" "$name"-*.txt; then
+	if [ -n "$stopped" ]; then
+		rc=stopped
+	elif [ "$rc" != 0 ] && ! grep -Eq "$RETRY_EXC" "$name"-*.txt; then
 		[ "$rc" = 124 ] && rc=timeout || rc=failed
 	else
 		rc=ok
