@@ -204,7 +204,17 @@ flap() {
 	sroce_peer_sync flap-done
 }
 
+# retry_counters: the counters that show what an outage did to a QP
+retry_counters() {
+	local c
+	for c in send_err completer_retry_err retry_exceeded_err duplicate_request; do
+		printf '%s %s ' "$c" "$(counter "$c")"
+	done
+}
+
+sroce_log "before the flap: $(retry_counters)"
 flap
+sroce_log "after the flap: $(retry_counters)"
 wire_pingpong rc b "$DEV" 10000 "$ITERS" 1024 4
 rdma statistic show link "$DEV/1" || true
 sroce_peer_sync pre-kill
