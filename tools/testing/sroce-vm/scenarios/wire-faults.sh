@@ -150,7 +150,7 @@ flap_wait() {
 # whichever side did not fail may wait for a message that never comes
 # (rc_pingpong's design): it is stopped 10 s after the other side ended.
 flap() {
-	local name=link-flap-2s rc peer g port=$((18515 + 100)) iters stopped t0=""
+	local name=link-flap-2s rc peer g port=$((18515 + 100)) iters stopped t0="" pid watcher
 	iters=$(sroce_iters 1000)
 	WIRE_CASES=$((WIRE_CASES + 1))
 	g=$(wire_gid "$DEV" 4)
@@ -167,16 +167,23 @@ flap() {
 		sroce_peer_get flap-listen >/dev/null
 		timeout 120 stdbuf -oL ibv_rc_pingpong -d "$DEV" -g "$g" -c -m 1024 \
 			-p "$port" -s 4096 -n "$iters" "$SROCE_PEER4" >"$name-cli.txt" 2>&1 &
+		pid=$!
+		# when it ends, whether during the outage or after
+		(while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+		 date +%s >"$name-end") &
+		watcher=$!
 		transferring "$name-cli.txt"
 		sroce_log "wire0 down for 2 s"
-		t0=$SECONDS
+		t0=$(date +%s)
 		/usr/sbin/ip link set wire0 down
 		sleep 2
 		/usr/sbin/ip link set wire0 up
-		stopped=$(flap_wait $!)
-		wait $!
+		stopped=$(flap_wait "$pid")
+		wait "$pid"
 		rc=$?
-		sroce_log "$name: rc_pingpong ended $((SECONDS - t0)) s after wire0 went down"
+		wait "$watcher"
+		t0=$(($(cat "$name-end") - t0))
+		sroce_log "$name: rc_pingpong ended $t0 s after wire0 went down"
 	fi
 	set -e
 	tail -n 3 "$name"-*.txt
@@ -184,7 +191,7 @@ flap() {
 		rc=stopped
 	elif [ "$rc" != 0 ] && ! grep -Eq "$RETRY_EXC" "$name"-*.txt; then
 		[ "$rc" = 124 ] && rc=timeout || rc=failed
-	elif [ "$rc" != 0 ] && [ -n "$t0" ] && [ $((SECONDS - t0)) -gt "$RETRY_BOUND" ]; then
+	elif [ "$rc" != 0 ] && [ -n "$t0" ] && [ "$t0" -gt "$RETRY_BOUND" ]; then
 		rc=failed	# out of retries, but far beyond the budget
 	else
 		rc=ok
