@@ -46,12 +46,6 @@ tap() {
 	fi
 }
 
-# cm_listening PORT: an rdma_cm ID listens on PORT.
-cm_listening() {
-	rdma resource show cm_id 2>/dev/null |
-		grep -q "state LISTEN .*src-addr [^ ]*:$1 "
-}
-
 # pair NAME PORT LIMIT -- SERVER... -- CLIENT...: the server, then (once an
 # rdma_cm ID listens on PORT) the client; both must exit 0 within LIMIT s.
 pair() {
@@ -63,7 +57,7 @@ pair() {
 	cli=("$@")
 	timeout "$limit" "${srv[@]}" >"cm-$name-srv.txt" 2>&1 &
 	spid=$!
-	sroce_wait_ready "$spid" 200 cm_listening "$port" || true
+	sroce_wait_ready "$spid" 200 sroce_cm_listening "$port" || true
 	set +e
 	timeout "$limit" "${cli[@]}" >"cm-$name-cli.txt" 2>&1
 	c=$?
