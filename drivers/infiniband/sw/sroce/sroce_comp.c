@@ -765,21 +765,35 @@ void sroce_comp_kick(struct sroce_qp *qp)
  * @qp: the QP it is for (the caller holds a reference)
  * @skb: the parsed packet, skb->data at the BTH; consumed
  *
+ * An ACK that finds nothing queued before it is handled in the caller
+ * (sroce_comp_kick()): the receive path completes the WQEs it covers at
+ * once, as a NIC would, instead of leaving them to a worker that a busy
+ * CPU may not run for a while. Meanwhile they would hold their send queue
+ * slots: rping, which posts a SEND per message without waiting for the
+ * last one's completion, saw its 16-deep send queue fill that way on one
+ * vCPU. Responses that carry data (READ, atomic), and anything behind a
+ * backlog, go to the worker: their scatter is no work for softirq.
+ *
  * Context: any.
  */
 void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
+	bool ack = sroce_skb_pkt(skb)->opcode == IB_OPCODE_RC_ACKNOWLEDGE;
 	struct sroce_comp *comp = &qp->comp;
+	bool closed, here = false;
 	unsigned long flags;
-	bool closed;
 
 	spin_lock_irqsave(&comp->rxq.lock, flags);
 	closed = comp->closed;
-	if (!closed)
+	if (!closed) {
+		here = ack && skb_queue_empty(&comp->rxq);
 		__skb_queue_tail(&comp->rxq, skb);
+	}
 	spin_unlock_irqrestore(&comp->rxq.lock, flags);
 	if (closed)
 		kfree_skb(skb);
+	else if (here)
+		sroce_comp_kick(qp);
 	else
 		sroce_task_schedule(&comp->task);
 }

@@ -101,7 +101,9 @@
  * on the other five; workqueue stays. Running the engines from the
  * receive softirq in workqueue mode as well was tried: it cut the
  * latencies by a quarter to a half but starved the debug kernel
- * (spurious ACK timeouts until retry_cnt ran out), and was reverted.
+ * (spurious ACK timeouts until retry_cnt ran out), and was reverted; only
+ * a plain ACK is handled there when the completer is idle (see
+ * sroce_comp_queue()).
  * Still to measure: 16 QPs (fairness).
  *
  * Copyright (c) 2026 The sroce authors
