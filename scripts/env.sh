@@ -17,9 +17,9 @@ SROCE_SRC_TAR=/usr/src/linux-source-6.1.tar.xz
 sroce_resolve_kver() {
 	dpkg-query -W -f='${Depends}\n' linux-headers-amd64 2>/dev/null |
 		tr ',' '\n' | sed -n 's/^ *linux-headers-\(6\.1\.[0-9]*-[0-9]*-amd64\).*/\1/p' |
-		head -n 1
+		head -n 1 || true
 }
 
 SROCE_KVER=${SROCE_KVER:-$(sroce_resolve_kver)}
 SROCE_KDIR=${SROCE_KDIR:-/usr/src/linux-headers-$SROCE_KVER}
-SROCE_SRCVER=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
+SROCE_SRCVER=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
