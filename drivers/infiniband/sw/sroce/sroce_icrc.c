@@ -441,7 +441,7 @@ static int sroce_icrc_choose(void)
  *
  * Return: 0 or -ENOMEM.
  */
-int __init sroce_icrc_init(void)
+int sroce_icrc_init(void)
 {
 	struct crypto_shash *tfm;
 	int err;

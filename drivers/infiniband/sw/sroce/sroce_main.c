@@ -12,11 +12,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <rdma/rdma_netlink.h>
 
 #include "sroce_dev.h"
 #include "sroce_icrc.h"
+#include "sroce_main.h"
 #include "sroce_net.h"
 #include "sroce_port.h"
 #include "sroce_task.h"
@@ -55,22 +57,74 @@ static struct notifier_block sroce_netdev_notifier = {
 	.notifier_call = sroce_netdev_event,
 };
 
+/* Users of the engines' shared state: module init, and KUnit suites. */
+static DEFINE_MUTEX(sroce_engines_lock);
+static unsigned int sroce_engines_users;
+
+/**
+ * sroce_engines_get() - make the engines' module-wide state exist
+ *
+ * The workqueues the QP engines run on and the ICRC's CRC engine are
+ * shared by every device. Module init takes the first reference. KUnit
+ * runs the suites of a modular build when the module is coming, before
+ * its init function, so the suites that drive engines take their own.
+ *
+ * Return: 0, or the errno of the part that could not be set up.
+ *
+ * Context: process context; may sleep.
+ */
+int sroce_engines_get(void)
+{
+	int err = 0;
+
+	mutex_lock(&sroce_engines_lock);
+	if (sroce_engines_users) {
+		sroce_engines_users++;
+		goto unlock;
+	}
+	err = sroce_task_module_init();
+	if (err)
+		goto unlock;
+	err = sroce_icrc_init();
+	if (err) {
+		sroce_task_module_exit();
+		goto unlock;
+	}
+	sroce_engines_users = 1;
+unlock:
+	mutex_unlock(&sroce_engines_lock);
+	return err;
+}
+
+/**
+ * sroce_engines_put() - drop a reference taken by sroce_engines_get()
+ *
+ * The last one tears the state down, so no engine may run afterwards.
+ *
+ * Context: process context; may sleep.
+ */
+void sroce_engines_put(void)
+{
+	mutex_lock(&sroce_engines_lock);
+	if (!WARN_ON_ONCE(!sroce_engines_users) && !--sroce_engines_users) {
+		sroce_icrc_exit();
+		sroce_task_module_exit();
+	}
+	mutex_unlock(&sroce_engines_lock);
+}
+
 static int __init sroce_init(void)
 {
 	int err;
 
 	/* QP engines run on the workqueue: it outlives every device. */
-	err = sroce_task_module_init();
+	err = sroce_engines_get();
 	if (err)
 		return err;
 
-	err = sroce_icrc_init();
-	if (err)
-		goto err_task_exit;
-
 	err = sroce_net_init();
 	if (err)
-		goto err_icrc_exit;
+		goto err_engines_put;
 
 	err = register_netdevice_notifier(&sroce_netdev_notifier);
 	if (err) {
@@ -84,10 +138,8 @@ static int __init sroce_init(void)
 
 err_net_exit:
 	sroce_net_exit();
-err_icrc_exit:
-	sroce_icrc_exit();
-err_task_exit:
-	sroce_task_module_exit();
+err_engines_put:
+	sroce_engines_put();
 	return err;
 }
 
@@ -98,8 +150,7 @@ static void __exit sroce_exit(void)
 	sroce_dev_remove_all();
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	sroce_net_exit();
-	sroce_icrc_exit();
-	sroce_task_module_exit();
+	sroce_engines_put();
 	pr_info("unloaded\n");
 }
 

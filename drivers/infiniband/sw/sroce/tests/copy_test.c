@@ -884,6 +884,8 @@ static struct kunit_case sroce_copy_test_cases[] = {
 
 static struct kunit_suite sroce_copy_test_suite = {
 	.name = "sroce_copy",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_copy_test_cases,
 };
 

@@ -13,6 +13,7 @@
 #include <kunit/test.h>
 
 #include "../sroce_hdr.h"
+#include "test_util.h"
 
 /* Longest header: AtomicETH. */
 #define HDR_MAX		sizeof(struct sroce_atmeth)
@@ -439,6 +440,8 @@ static struct kunit_case sroce_hdr_test_cases[] = {
 
 static struct kunit_suite sroce_hdr_test_suite = {
 	.name = "sroce_hdr",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_hdr_test_cases,
 };
 

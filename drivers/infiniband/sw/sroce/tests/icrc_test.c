@@ -20,6 +20,7 @@
 #include <linux/udp.h>
 
 #include "../sroce_icrc.h"
+#include "test_util.h"
 
 #define ICRC_HDR_MAX	88	/* IPv6, UDP, BTH, AtomicETH */
 
@@ -820,6 +821,8 @@ static struct kunit_case sroce_icrc_test_cases[] = {
 
 static struct kunit_suite sroce_icrc_test_suite = {
 	.name = "sroce_icrc",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_icrc_test_cases,
 };
 

@@ -805,6 +805,8 @@ static struct kunit_case sroce_mr_test_cases[] = {
 
 static struct kunit_suite sroce_mr_test_suite = {
 	.name = "sroce_mr",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_mr_test_cases,
 };
 

@@ -12,6 +12,7 @@
 #include <kunit/test.h>
 
 #include "../sroce_opcode.h"
+#include "test_util.h"
 
 enum opcode_pos { P_FIRST, P_MIDDLE, P_LAST, P_ONLY };
 enum opcode_kind { K_ACK, K_SEND, K_WRITE, K_READ, K_ATOMIC };
@@ -335,6 +336,8 @@ static struct kunit_case sroce_opcode_test_cases[] = {
 
 static struct kunit_suite sroce_opcode_test_suite = {
 	.name = "sroce_opcode",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_opcode_test_cases,
 };
 

@@ -25,6 +25,7 @@
 #include "../sroce_icrc.h"
 #include "../sroce_pkt.h"
 #include "../sroce_stats.h"
+#include "test_util.h"
 
 #define PKT_BUF		512
 #define PKT_V4_L4	28	/* IPv4 and UDP headers */
@@ -872,6 +873,8 @@ static struct kunit_case sroce_pkt_test_cases[] = {
 
 static struct kunit_suite sroce_pkt_test_suite = {
 	.name = "sroce_pkt",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_pkt_test_cases,
 };
 

@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 
 #include "../sroce_psn.h"
+#include "test_util.h"
 
 struct psn_add_case {
 	const char *name;
@@ -167,6 +168,8 @@ static struct kunit_case sroce_psn_test_cases[] = {
 
 static struct kunit_suite sroce_psn_test_suite = {
 	.name = "sroce_psn",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_psn_test_cases,
 };
 

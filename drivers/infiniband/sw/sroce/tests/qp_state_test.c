@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../sroce_qp_attr.h"
+#include "test_util.h"
 
 #define S		IB_QP_STATE
 /* Required attributes, from the spec's table. */
@@ -587,6 +588,8 @@ static struct kunit_case sroce_qp_state_test_cases[] = {
 
 static struct kunit_suite sroce_qp_state_test_suite = {
 	.name = "sroce_qp_state",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_qp_state_test_cases,
 };
 

@@ -17,6 +17,7 @@
 #include <linux/sizes.h>
 
 #include "../sroce_queue.h"
+#include "test_util.h"
 
 /* Pure ring arithmetic. */
 
@@ -623,6 +624,8 @@ static struct kunit_case sroce_queue_test_cases[] = {
 
 static struct kunit_suite sroce_queue_test_suite = {
 	.name = "sroce_queue",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.init = queue_test_init,
 	.exit = queue_test_exit,
 	.test_cases = sroce_queue_test_cases,

@@ -669,6 +669,8 @@ static struct kunit_case req_test_cases[] = {
 
 static struct kunit_suite req_test_suite = {
 	.name = "sroce_req",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = req_test_cases,
 };
 

@@ -696,6 +696,8 @@ static struct kunit_case sroce_resp_test_cases[] = {
 
 static struct kunit_suite sroce_resp_test_suite = {
 	.name = "sroce_resp",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_resp_test_cases,
 };
 

@@ -915,6 +915,8 @@ static struct kunit_case sroce_resp_uc_test_cases[] = {
 
 static struct kunit_suite sroce_resp_uc_test_suite = {
 	.name = "sroce_resp_uc",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_resp_uc_test_cases,
 };
 

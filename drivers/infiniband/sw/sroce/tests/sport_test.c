@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 
 #include "../sroce_sport.h"
+#include "test_util.h"
 
 struct sport_connected_case {
 	u32 flow_label;
@@ -90,6 +91,8 @@ static struct kunit_case sroce_sport_test_cases[] = {
 
 static struct kunit_suite sroce_sport_test_suite = {
 	.name = "sroce_sport",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_sport_test_cases,
 };
 

@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 
 #include "../sroce_task.h"
+#include "test_util.h"
 
 #define BUDGET		SROCE_TASK_BUDGET
 #define WAIT_TIMEOUT	(10 * HZ)
@@ -923,6 +924,8 @@ static struct kunit_case sroce_task_test_cases[] = {
 
 static struct kunit_suite sroce_task_test_suite = {
 	.name = "sroce_task",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_task_test_cases,
 };
 

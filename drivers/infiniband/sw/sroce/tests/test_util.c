@@ -15,6 +15,7 @@
 
 #include "test_util.h"
 #include "../sroce_dev.h"
+#include "../sroce_main.h"
 #include "../sroce_comp.h"
 #include "../sroce_qp.h"
 #include "../sroce_queue.h"
@@ -23,6 +24,30 @@
 #include "../sroce_resp_res.h"
 #include "../sroce_stats.h"
 #include "../sroce_task.h"
+
+/**
+ * sroce_test_engines_init() - suite_init of every sroce suite
+ * @suite: the suite about to run
+ *
+ * A modular build's suites run before the module's init function has
+ * set up the engines' workqueues and CRC engine; each suite holds them
+ * for as long as it runs, whichever way the driver was built.
+ *
+ * Return: 0 or the errno of sroce_engines_get().
+ */
+int sroce_test_engines_init(struct kunit_suite *suite)
+{
+	return sroce_engines_get();
+}
+
+/**
+ * sroce_test_engines_exit() - suite_exit of every sroce suite
+ * @suite: the suite that ran
+ */
+void sroce_test_engines_exit(struct kunit_suite *suite)
+{
+	sroce_engines_put();
+}
 
 /**
  * sroce_test_dev_init() - set up a fake device and two PDs on it

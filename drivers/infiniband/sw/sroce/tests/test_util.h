@@ -30,6 +30,8 @@ struct sroce_test_dev {
 	struct ib_pd *pd2;
 };
 
+int sroce_test_engines_init(struct kunit_suite *suite);
+void sroce_test_engines_exit(struct kunit_suite *suite);
 void sroce_test_dev_init(struct kunit *test, struct sroce_test_dev *t);
 void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t);
 void sroce_test_dev_init_stats(struct kunit *test, struct sroce_test_dev *t);

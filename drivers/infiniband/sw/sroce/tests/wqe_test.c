@@ -16,6 +16,7 @@
 #include <linux/string.h>
 
 #include "../sroce_wqe.h"
+#include "test_util.h"
 
 /* A send slot for 63 SGEs: 208 + 63 * 16 = 1216, rounded up to 2048. */
 #define WQE_SLOT_SIZE		2048
@@ -899,6 +900,8 @@ static struct kunit_case sroce_wqe_test_cases[] = {
 
 static struct kunit_suite sroce_wqe_test_suite = {
 	.name = "sroce_wqe",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_wqe_test_cases,
 };
 
