@@ -1,27 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Usage: scripts/kunit.sh [kunit.py run arguments, e.g. 'sroce_icrc.*']
+# Usage: scripts/kunit.sh [run.sh option...]
 #
-# Runs sroce's KUnit suites (make kunit) in an x86_64 kernel built from
-# Debian's linux-source-6.1 and booted by kunit.py in QEMU (TCG: no KVM is
-# needed). Everything lives outside the checkout:
+# Runs sroce's KUnit suites (make kunit) inside the debug kernel (KASAN,
+# lockdep, kmemleak; scripts/debug-kernel.sh builds it): the VM scenario
+# tools/testing/sroce-vm/scenarios/kunit.sh loads sroce.ko built with
+# CONFIG_RDMA_SROCE_KUNIT_TEST=y, whose suites run as it loads, and the
+# harness judges the boot as any scenario's (splats, kmemleak, a boot
+# splat before the scenario started retried once).  The suites' KTAP
+# output is read from that VM's console with the kernel's own
+# kunit_parser (tools/testing/kunit of linux-source-6.1) into
 #
-#   $SROCE_CACHE/kunit/<SROCE_SRCVER>/src           the tree, extracted once,
-#                                                   with the driver overlaid
-#   $SROCE_CACHE/kunit/<SROCE_SRCVER>/build-<hash>  kunit.py's O= directory;
-#                                                   <hash> is of .kunitconfig
-#   $SROCE_CACHE/kunit/last-result                  one line per test case
+#   $SROCE_CACHE/kunit/last-result   one line per test case
 #
-# last-result holds "PASS <suite>.<case>" or "FAIL <suite>.<case>" (and
-# "SKIP <suite>.<case>" for skipped cases), one per KUnit case, and one
-# per parameter ("<suite>.<case>/<parameter>") for a parameterised case.
-# It is made by parsing the raw kernel log kunit.py keeps in the build
-# directory (test.log) with the tree's own kunit_parser. A kernel that did
-# not build or boot leaves "FAIL kunit.build" or "FAIL kunit.boot".
+# holding "PASS <suite>.<case>" or "FAIL <suite>.<case>" (and "SKIP
+# <suite>.<case>" for skipped cases), one per KUnit case, and one per
+# parameter ("<suite>.<case>/<parameter>") for a parameterised case.  A
+# VM that fails (a splat, a leak, a crash, no output) adds "FAIL
+# kunit.vm: <reason>".
 #
-# Exit status: 0 only if the kernel built, booted, and every case passed.
-# SROCE_KUNIT_TIMEOUT overrides the time allowed for the run in QEMU.
+# Exit status: 0 only if the VM passed and every case passed.
 
 set -euo pipefail
 # shellcheck source=scripts/env.sh
@@ -30,72 +29,27 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 say() { printf 'kunit: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-KUNITCONFIG=$SROCE_TOP/drivers/infiniband/sw/sroce/.kunitconfig
 TOPDIR=$SROCE_CACHE/kunit
 RESULT=$TOPDIR/last-result
-# Kernel reports that fail the run even when every case passed.
-SPLATS='BUG:|WARNING:|Oops|general protection|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|unreferenced object|refcount_t:'
-TIMEOUT=${SROCE_KUNIT_TIMEOUT:-1200}
+VM=$SROCE_TOP/tools/testing/sroce-vm
 
-set_paths() {
-	[ -n "$SROCE_SRCVER" ] || die "linux-source-6.1 is not installed (run scripts/setup.sh)"
-	[ -f "$SROCE_SRC_TAR" ] || die "$SROCE_SRC_TAR missing (run scripts/setup.sh)"
-	[ -f "$KUNITCONFIG" ] || die "$KUNITCONFIG missing"
-	VERDIR=$TOPDIR/$SROCE_SRCVER
-	SRC=$VERDIR/src
-	BUILD=$VERDIR/build-$(sha256sum "$KUNITCONFIG" | cut -c1-12)
+# ktap CONSOLE: the kernel lines the scenario printed, timestamps removed,
+# from the first KTAP header on.  A modular build's suites run without the
+# top-level header and plan that the built-in executor prints, so they
+# are added here.
+ktap() {
+	local lines
+
+	lines=$(sed -n '/^SROCE-BEGIN /,/^SROCE-RESULT /p' "$1" |
+		sed -n 's/^\[ *[0-9]*\.[0-9]*\] //p' |
+		sed -n '/KTAP version/,$p')
+	printf 'KTAP version 1\n1..%s\n' "$(grep -cE '^(not )?ok [0-9]+ ' <<<"$lines")"
+	printf '%s\n' "$lines"
 }
 
-# One run at a time: two would fight over the tree and the CPUs.
-lock() {
-	mkdir -p "$TOPDIR"
-	exec 9>"$TOPDIR/lock"
-	if ! flock -n 9; then
-		say "waiting for another kunit run to finish"
-		flock 9
-	fi
-}
-
-# Extract into a temporary directory and rename it, so that an
-# interrupted extraction never leaves a partial tree behind.
-extract() {
-	local tmp
-
-	[ -d "$SRC" ] && return 0
-	mkdir -p "$VERDIR"
-	rm -rf "$VERDIR"/src.tmp.*
-	tmp=$(mktemp -d "$VERDIR/src.tmp.XXXXXX")
-	say "extracting $SROCE_SRC_TAR into $SRC"
-	tar -xJf "$SROCE_SRC_TAR" -C "$tmp" --strip-components=1
-	mv -T "$tmp" "$SRC"
-}
-
-# kunit.py's exit status, without tripping set -e. "-cpu max" gives the
-# guest PCLMULQDQ, so that crc32-pclmul is the crypto crc32 under test.
-run_kunit() {
-	local rc=0
-
-	rm -f "$BUILD/test.log"
-	(cd "$SRC" && nice -n 10 python3 tools/testing/kunit/kunit.py run \
-		--arch=x86_64 \
-		--kunitconfig=drivers/infiniband/sw/sroce \
-		--build_dir="$BUILD" \
-		--jobs="$(nproc)" \
-		--timeout="$TIMEOUT" \
-		--qemu_args='-cpu max' \
-		"$@") || rc=$?
-	return "$rc"
-}
-
-# Turn $BUILD/test.log into $RESULT; print the totals.
+# write_result KTAP OUT: one line per case (see the top of this file).
 write_result() {
-	local tmp=$RESULT.tmp
-
-	if [ ! -s "$BUILD/test.log" ]; then
-		echo "FAIL kunit.build" >"$tmp"
-	else
-		python3 - "$SRC/tools/testing/kunit" "$BUILD/test.log" "$tmp" \
-			>/dev/null <<'EOF'
+	python3 - "$KUNIT_TOOLS" "$1" "$2" >/dev/null <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[1])
 import kunit_parser
@@ -128,55 +82,44 @@ for i, suite in enumerate(root.subtests, 1):
     if not suite.subtests or suite.status in (TestStatus.TEST_CRASHED,
                                               TestStatus.NO_TESTS):
         lines.append(f'FAIL {name}.*')
-if not root.subtests or root.status == TestStatus.FAILURE_TO_PARSE_TESTS:
-    lines.append('FAIL kunit.boot')
+if not root.subtests:
+    lines.append('FAIL kunit.no-suites')
 with open(sys.argv[3], 'w') as out:
     out.write(''.join(line + '\n' for line in lines))
 EOF
-	fi
-	# KASAN fails the running case by itself; other splats do not.
-	if grep -qE "$SPLATS" "$BUILD/test.log" 2>/dev/null; then
-		grep -E "$SPLATS" "$BUILD/test.log" | head -n 5
-		echo "FAIL kunit.kernel-splat" >>"$tmp"
-	fi
-	mv "$tmp" "$RESULT"
-	say "$(grep -c '^PASS' "$RESULT" || true) passed," \
-		"$(grep -c '^FAIL' "$RESULT" || true) failed," \
-		"$(grep -c '^SKIP' "$RESULT" || true) skipped cases; see $RESULT"
-	! grep -q '^FAIL' "$RESULT"
-}
-
-# boot_splat: prints the first splat line of test.log if it came before
-# the first test ran (before KTAP's header, so before any sroce code: the
-# driver is built in, but its tests and its module init run later).  Under
-# TCG, KASAN has been seen to report a wild access in the interrupt entry
-# during identify_boot_cpu(); that says nothing about sroce.
-boot_splat() {
-	awk -v re="$SPLATS" '
-		/K?TAP version/ { exit }
-		$0 ~ re { print; exit }' "$BUILD/test.log" 2>/dev/null
 }
 
 main() {
-	local rc=0 early
+	local run out rc=0 job verdict tmp
 
-	set_paths
-	lock
-	extract
-	"$SROCE_TOP/scripts/overlay.sh" "$SRC"
-	run_kunit "$@" || rc=$?
-	early=$(boot_splat)
-	if [ -n "$early" ]; then
-		say "kernel splat during boot, before any test started: $early"
-		say "running the suites once more (a second boot splat fails the run)"
-		cp "$BUILD/test.log" "$BUILD/test.log.boot-splat"
-		rc=0
-		run_kunit "$@" || rc=$?
+	[ -n "$SROCE_SRCVER" ] || die "linux-source-6.1 is not installed (run scripts/setup.sh)"
+	KUNIT_TOOLS=$SROCE_CACHE/debug/src-$SROCE_SRCVER/tools/testing/kunit
+	mkdir -p "$TOPDIR"
+	rm -f "$RESULT"
+	run=$(mktemp -d "$TOPDIR/run-$(date +%Y%m%d-%H%M%S)-XXXX")
+	out=$run/stdout
+	"$VM/run.sh" --kernel debug --results "$run" "$@" kunit >"$out" || rc=$?
+	cat "$out" >&2
+	[ -f "$KUNIT_TOOLS/kunit_parser.py" ] || die "no kunit_parser.py in $KUNIT_TOOLS"
+	job=$run/debug/kunit
+	tmp=$RESULT.tmp
+	: >"$tmp"
+	if [ -f "$job/console.log" ]; then
+		ktap "$job/console.log" >"$job/kunit.ktap"
+		write_result "$job/kunit.ktap" "$tmp" || echo "FAIL kunit.parse" >>"$tmp"
 	fi
-	if ! write_result && [ "$rc" -eq 0 ]; then
-		rc=1
-	fi
-	return "$rc"
+	verdict=$(sed -n 's/^FAIL: kunit \[debug\] //p' "$out")
+	[ -z "$verdict" ] || echo "FAIL kunit.vm: $verdict" >>"$tmp"
+	grep -q '^PASS: kunit \[debug\]' "$out" || [ -n "$verdict" ] ||
+		echo "FAIL kunit.vm: no verdict from run.sh (exit $rc)" >>"$tmp"
+	mv "$tmp" "$RESULT"
+	say "$(grep -c '^PASS' "$RESULT" || true) passed," \
+		"$(grep -c '^FAIL' "$RESULT" || true) failed," \
+		"$(grep -c '^SKIP' "$RESULT" || true) skipped cases; see $RESULT (VM: $job)"
+	# Keep the last five runs.
+	find "$TOPDIR" -mindepth 1 -maxdepth 1 -name 'run-*' | sort | head -n -5 |
+		xargs -r rm -rf
+	! grep -qv '^PASS' "$RESULT"
 }
 
 main "$@"

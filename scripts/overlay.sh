@@ -6,7 +6,9 @@
 # Drops the driver into a kernel source tree: copies
 # drivers/infiniband/sw/sroce/ over (deleting files the checkout no longer
 # has) and hooks it into drivers/infiniband/Kconfig and
-# drivers/infiniband/sw/Makefile. Running it again is harmless.
+# drivers/infiniband/sw/Makefile. Running it again is harmless. Every file
+# it changes is replaced, never written in place, so the tree may be a
+# hard-linked copy of another.
 #
 # Only files whose content changed are rewritten, and those get a fresh
 # mtime: unchanged sources keep theirs, so make rebuilds exactly what
@@ -38,5 +40,8 @@ fi
 
 # shellcheck disable=SC2016 # $(CONFIG_RDMA_SROCE) is make syntax
 if ! grep -q '^obj-$(CONFIG_RDMA_SROCE)[[:space:]]*+= sroce/$' "$ib/sw/Makefile"; then
-	printf 'obj-$(CONFIG_RDMA_SROCE)\t\t+= sroce/\n' >>"$ib/sw/Makefile"
+	# A new file, not an append: the tree may be a hard-linked copy.
+	{ cat "$ib/sw/Makefile"; printf 'obj-$(CONFIG_RDMA_SROCE)\t\t+= sroce/\n'; } \
+		>"$ib/sw/Makefile.sroce"
+	mv "$ib/sw/Makefile.sroce" "$ib/sw/Makefile"
 fi

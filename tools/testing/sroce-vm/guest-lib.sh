@@ -6,6 +6,9 @@
 # filesystem (read-only; /tmp, /run, /var/tmp, /dev/shm are tmpfs), with
 # cwd $SROCE_RESULTS.  Exit 0 means pass.  Environment:
 #   SROCE_KERNEL    stock | debug
+#   SROCE_VOLUME    full | small: small is the debug sweep of make check
+#                   (every code path of the scenario, the least traffic
+#                   that reaches it; see tools/testing/sroce-vm/tiers)
 #   SROCE_KO        sroce.ko built for the running kernel ("" if it did not
 #                   build; SROCE_KO_ERROR then says why)
 #   SROCE_RESULTS   writable directory, kept on the host after the run
@@ -175,11 +178,19 @@ sroce_pair_remove() {
 	rmmod sroce || failed+=("rmmod sroce")
 }
 
+# sroce_small: true for the small volume (SROCE_VOLUME=small).
+sroce_small() {
+	[ "${SROCE_VOLUME:-full}" = small ]
+}
+
 # sroce_iters N: N iterations on the stock kernel, a fifth of them (at
-# least 2) on the debug kernel, which runs a pingpong 10-20x slower: the
-# same sizes, MTUs and address families are covered on both.
+# least 2) on the debug kernel, which runs a pingpong 10-20x slower, and a
+# twentieth (at least 2) at the small volume: the same sizes, MTUs and
+# address families are covered by all three.
 sroce_iters() {
-	if [ "${SROCE_KERNEL:-}" = debug ]; then
+	if sroce_small; then
+		echo $(( $1 / 20 > 2 ? $1 / 20 : 2 ))
+	elif [ "${SROCE_KERNEL:-}" = debug ]; then
 		echo $(( $1 / 5 > 2 ? $1 / 5 : 2 ))
 	else
 		echo "$1"

@@ -13,7 +13,9 @@
 #     tmpfs (/tmp, /run, /var/tmp, /dev/shm) inside /host; for a guest
 #     of a two-guest scenario also "shared" (read-write, the directory
 #     both guests see) at its host path;
-#  3. runs the scenario in a chroot to /host under timeout(1);
+#  3. runs the scenario in a chroot to /host under timeout(1) (a boot
+#     group: each of its scenarios in turn, with guest-reset.sh between
+#     them);
 #  4. after it: kmemleak scans (debug kernel), dmesg to the job directory;
 #  5. poweroff -f.
 #
@@ -161,6 +163,28 @@ kmemleak_report() {
 	log "kmemleak: done"
 }
 
+# reset_guest: between two scenarios of a boot group, end every process
+# but this one and take down what the last scenario may have left.
+reset_guest() {
+	log "resetting the guest for the next scenario"
+	kill -9 -1 2>/dev/null
+	sleep 1
+	chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		/bin/bash "$SROCE_TOP/tools/testing/sroce-vm/guest-reset.sh" </dev/null
+}
+
+# run_all: the job's scenarios, in order.
+run_all() {
+	local i=1
+	while [ "$i" -le "${SCENARIO_COUNT:-0}" ]; do
+		eval "SCENARIO_NAME=\$SCENARIO_${i}_NAME SCENARIO_PATH=\$SCENARIO_${i}_PATH"
+		eval "SCENARIO_TIMEOUT=\$SCENARIO_${i}_TIMEOUT SROCE_RESULTS=\$SCENARIO_${i}_RESULTS"
+		[ "$i" = 1 ] || reset_guest
+		run_scenario
+		i=$((i + 1))
+	done
+}
+
 run_scenario() {
 	local rc inner
 	# Runs inside the chroot: cd to the results, the scenario under timeout.
@@ -174,6 +198,7 @@ run_scenario() {
 		SROCE_RESULTS="$SROCE_RESULTS" SROCE_TOP="$SROCE_TOP" SROCE_VM_LIB="$SROCE_VM_LIB" \
 		SROCE_SCENARIO="$SCENARIO_NAME" SROCE_MODULES="$SROCE_MODULES" \
 		SROCE_PROGS="$SROCE_PROGS" SROCE_ROLE="$SROCE_ROLE" SROCE_SHARED="$SROCE_SHARED" \
+		SROCE_VOLUME="${SROCE_VOLUME:-full}" \
 		/bin/sh -c "$inner" \
 		"$SCENARIO_TIMEOUT" "$SCENARIO_PATH" </dev/null
 	rc=$?
@@ -190,7 +215,7 @@ main() {
 	ip link set lo up
 	kmemleak_reset
 	marker BOOTED
-	run_scenario
+	run_all
 	sleep 1
 	kmemleak_report
 	dmesg >/job/dmesg.txt

@@ -101,30 +101,40 @@ has_pvh_note() {
 # drivers/ and include/ are mirrored into $SROCE_CACHE/modbuild/<K_ID>-<co>/
 # and built there (never inside the checkout).  <co> names the checkout, so
 # runs from two checkouts (worktrees, CI clones) never share a build tree
-# and cannot pick up each other's module.  Sets KO_PATH (empty on failure)
-# and KO_ERROR.
+# and cannot pick up each other's module.
+#
+# build_ko [VARIANT]: VARIANT "kunit" builds the module with its KUnit
+# suites (CONFIG_RDMA_SROCE_KUNIT_TEST=y), in a tree of its own
+# (<K_ID>-<co>-kunit/); the suites run when that module is loaded.  Sets
+# KO_PATH (empty on failure) and KO_ERROR.
 
 checkout_id() {
 	printf '%s' "$SROCE_TOP" | md5sum | cut -c1-8
 }
 
 build_ko() {
-	local dst log
-	dst=$SROCE_CACHE/modbuild/$K_ID-$(checkout_id)
+	local variant=${1:-} dst log extra=()
+	dst=$SROCE_CACHE/modbuild/$K_ID-$(checkout_id)${variant:+-$variant}
 	log=$dst.log
+	case $variant in
+	'') ;;
+	kunit) extra=(CONFIG_RDMA_SROCE_KUNIT_TEST=y) ;;
+	*) vm_die "unknown sroce.ko variant '$variant'" ;;
+	esac
 	KO_PATH=""
 	KO_ERROR=""
 	mkdir -p "$dst"
 	(
 		flock 9
 		sync_sources "$dst" &&
-			nice -n 5 make -C "$K_KDIR" M="$dst" -j"$(nproc)" modules >"$log" 2>&1
+			nice -n 5 make -C "$K_KDIR" M="$dst" -j"$(nproc)" "${extra[@]}" \
+				modules >"$log" 2>&1
 	) 9>"$dst.lock" || true
 	if [ -f "$dst/drivers/infiniband/sw/sroce/sroce.ko" ] && ! grep -q 'Error [0-9]' "$log"; then
 		KO_PATH=$dst/drivers/infiniband/sw/sroce/sroce.ko
-		vm_say "sroce.ko for $K_ID: $KO_PATH"
+		vm_say "sroce.ko${variant:+ ($variant)} for $K_ID: $KO_PATH"
 	else
-		KO_ERROR="sroce.ko did not build for $K_ID; see $log"
+		KO_ERROR="sroce.ko${variant:+ ($variant)} did not build for $K_ID; see $log"
 		vm_say "warning: $KO_ERROR"
 		grep -E 'error|Error' "$log" | head -n 5 >&2 || true
 	fi
@@ -264,9 +274,13 @@ splat_lines() {
 		sed -E "s/^.*($KERNEL_LINE) */\1 /" | awk '!seen[$0]++' || true
 }
 
-# Values of "# sroce-vm: KEY VALUE" lines of a scenario.
+# Values of "# sroce-vm: KEY VALUE" lines of a scenario (of a boot group
+# A+B+C: those of all its members).
 scenario_header() {
-	sed -n "s/^# sroce-vm: $2 \(.*\)$/\1/p" "$1"
+	local f
+	while IFS= read -r f; do
+		sed -n "s/^# sroce-vm: $2 \(.*\)$/\1/p" "$f"
+	done < <(tr '+' '\n' <<<"$1")
 }
 
 prune_runs() {

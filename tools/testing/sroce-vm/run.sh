@@ -5,7 +5,9 @@
 #
 # Usage: tools/testing/sroce-vm/run.sh [options] SCENARIO...
 #   SCENARIO            a name from scenarios/ (smoke, demo, ...) or a path
-#                       to a bash script
+#                       to a bash script; A+B+C runs the single-guest
+#                       scenarios A, B and C one after the other in one
+#                       boot (a boot group, see below)
 #   --kernel K          stock, debug, or both as "stock,debug" (default stock)
 #   --timeout S         per-scenario time limit inside the guest (default: the
 #                       scenario's "# sroce-vm: timeout S" line, else 300)
@@ -19,6 +21,9 @@
 #                       "# sroce-vm: mem MIB" line, else 2048)
 #   --accel A           auto|tcg|kvm (default auto: KVM only if it works)
 #   --append ARGS       extra kernel command-line arguments
+#   --volume V          full (default) or small: how much traffic each
+#                       scenario moves (SROCE_VOLUME in the guest; small is
+#                       the debug sweep of make check, see tiers)
 #   --results DIR       run directory (default $SROCE_CACHE/vm-runs/<time>)
 #   --no-build          do not build sroce.ko (SROCE_KO is empty)
 #   --show-console      print every console log, not only those of failures
@@ -28,8 +33,24 @@
 #   FAIL: <scenario> [<kernel>] (<reason>)
 # Progress, timings and failing console logs go to stderr.  Per run
 # directory: <kernel>/<scenario>/{console.log,dmesg.txt,qemu.log,job.env,
-# results/} and summary.txt.
+# results/}, summary.txt, and times.txt ("<scenario> <kernel> <seconds>"
+# per scenario, its VMs' wall time including module builds).
 # Exit: 0 all passed, 1 a scenario failed, 2 usage or setup error.
+#
+# A boot group (A+B+C) saves the boot and the kmemleak scans of all but
+# one scenario: the guest runs each in turn, taking down between them what
+# one may have left (guest-reset.sh: processes, RDMA links, netdevs, the
+# sroce and rdma_rxe modules), then scans once.  Each member gets its own
+# line, judged on its exit and on the splats printed while it ran; the
+# group gets one more, "PASS: A+B+C [<kernel>]", for the boot as a whole
+# (boot, kmemleak, every splat of the boot).  Its time limit is the sum of
+# the members', its memory their largest.  Member results are in
+# <kernel>/A+B+C/<member>/, with a <kernel>/<member> link to each.
+#
+# A boot whose first kernel splat comes before the guest's init started
+# the scenario (an early-boot report under TCG, before any sroce code ran)
+# is run once more, and stderr says so; a second such boot, or any splat
+# once the scenario has started, fails.
 #
 # A scenario with a "# sroce-vm: hosts 2" line runs on two guests, "a" and
 # "b", of one vCPU each, joined by one virtual Ethernet link and nothing
@@ -62,6 +83,7 @@ BUILD_KO=1
 SHOW_CONSOLE=0
 APPEND=""
 SCENARIOS=()
+VOLUME=full
 
 QEMU_PID=""
 QEMU_EXTRA=(-nic none)
@@ -85,6 +107,7 @@ parse_args() {
 		--mem) MEM=${2:?}; shift ;;
 		--accel) ACCEL=${2:?}; shift ;;
 		--append) APPEND+=" ${2:?}"; shift ;;
+		--volume) VOLUME=${2:?}; shift ;;
 		--results) RUN=${2:?}; shift ;;
 		--no-build) BUILD_KO=0 ;;
 		--show-console) SHOW_CONSOLE=1 ;;
@@ -96,6 +119,7 @@ parse_args() {
 	done
 	[ ${#SCENARIOS[@]} -gt 0 ] || { vm_say "no scenario given"; usage; }
 	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || vm_die "--jobs takes a positive number"
+	case $VOLUME in full|small) ;; *) vm_die "--volume takes full or small" ;; esac
 	# one vCPU a VM when VMs run side by side: two cores, no overcommit
 	if [ -z "$VM_CPUS" ]; then
 		if [ "$JOBS" -gt 1 ]; then VM_CPUS=1; else VM_CPUS=2; fi
@@ -104,7 +128,13 @@ parse_args() {
 }
 
 resolve_scenario() {
-	local s=$1
+	local s=$1 m out=()
+	if [[ $s == *+* ]]; then
+		for m in ${s//+/ }; do out+=("$(resolve_scenario "$m")"); done
+		m="${out[*]}"
+		echo "${m// /+}"
+		return
+	fi
 	if [ -f "$VM_DIR/scenarios/$s.sh" ]; then
 		echo "$VM_DIR/scenarios/$s.sh"
 	elif [ -f "$s" ]; then
@@ -138,20 +168,26 @@ pick_accel() {
 	vm_say "accelerator: ${ACCEL_ARGS[*]}"
 }
 
-# KVM is used only if a VM really starts with it.
+# KVM is used only if a VM really runs with it, with the CPU model it
+# would get: some hosts (nested virtualisation) open /dev/kvm and create a
+# stopped VM, then abort once "-cpu host" vCPUs start (an MSR they refuse).
 kvm_works() {
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
-	echo quit | timeout 20 qemu-system-x86_64 -accel kvm -machine pc -nodefaults \
-		-display none -monitor stdio -S >/dev/null 2>&1
+	(sleep 2; echo quit) | timeout 20 qemu-system-x86_64 -accel kvm -cpu host \
+		-machine pc -nodefaults -display none -monitor stdio >/dev/null 2>&1
 }
 
-# start_qemu JOBDIR KERNEL_IMAGE INITRD TOKEN
+# start_qemu JOBDIR KERNEL_IMAGE INITRD TOKEN: CPU_ARGS (from a scenario's
+# "# sroce-vm: cpu MODEL" line) applies under TCG only.
 start_qemu() {
-	local job=$1 image=$2 initrd=$3 token=$4 cmdline
+	local job=$1 image=$2 initrd=$3 token=$4 cmdline cpu=()
+	if [ -n "${CPU_MODEL:-}" ] && [[ " ${ACCEL_ARGS[*]} " != *" -cpu "* ]]; then
+		cpu=(-cpu "$CPU_MODEL")
+	fi
 	cmdline="console=ttyS0,115200 panic=-1 oops=panic printk.devkmsg=on"
 	cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 	cmdline+=" sroce.token=$token${K_CMDLINE:+ $K_CMDLINE}$APPEND"
-	qemu-system-x86_64 -nodefaults -machine pc "${ACCEL_ARGS[@]}" \
+	qemu-system-x86_64 -nodefaults -machine pc "${ACCEL_ARGS[@]}" "${cpu[@]}" \
 		-smp "$VM_CPUS" -m "$VM_MEM" "${QEMU_EXTRA[@]}" -display none -vga none -monitor none \
 		-no-reboot -serial "file:$job/console.raw" \
 		-kernel "$image" -initrd "$initrd" -append "$cmdline" \
@@ -192,6 +228,39 @@ stop_qemu() {
 # ---------------------------------------------------------------------------
 # One scenario on the resolved kernel.
 
+# group_members SCENARIO: the scenario paths of a boot group, one a line
+# (a plain scenario is a group of one).
+group_members() {
+	tr '+' '\n' <<<"$1"
+}
+
+# member_name PATH
+member_name() {
+	basename "$1" .sh
+}
+
+# write_members JOB SCENARIO TIMEOUT: the SCENARIO_<i>_* lines of job.env,
+# which init.sh runs in order.  A group's members have their results in
+# JOB/<member>/results, a plain scenario in JOB/results.
+write_members() {
+	local job=$1 scenario=$2 timeout=$3 i=0 m name results
+	while IFS= read -r m; do
+		i=$((i + 1))
+		name=$(member_name "$m")
+		results=$job/results
+		if [[ $scenario == *+* ]]; then
+			results=$job/$name/results
+			timeout=$(scenario_timeout "$m")
+		fi
+		mkdir -p "$results"
+		echo "SCENARIO_${i}_NAME=$(shq "$name")"
+		echo "SCENARIO_${i}_PATH=$(shq "$(guest_scenario_path "$m" "$job")")"
+		echo "SCENARIO_${i}_TIMEOUT=$(shq "$timeout")"
+		echo "SCENARIO_${i}_RESULTS=$(shq "$results")"
+	done < <(group_members "$scenario")
+	echo "SCENARIO_COUNT=$i"
+}
+
 # write_job_env JOB SCENARIO NAME TIMEOUT [ROLE SHARED]
 write_job_env() {
 	local job=$1 scenario=$2 name=$3 timeout=$4 role=${5:-} shared=${6:-} ko=""
@@ -209,12 +278,11 @@ write_job_env() {
 		echo "SROCE_VM_LIB=$(shq "$VM_DIR/guest-lib.sh")"
 		echo "SROCE_MODULES=$(shq "$job/modules")"
 		echo "SROCE_PROGS=$(shq "$job/progs")"
-		echo "SCENARIO_NAME=$(shq "$name")"
-		echo "SCENARIO_PATH=$(shq "$scenario")"
-		echo "SCENARIO_TIMEOUT=$(shq "$timeout")"
+		write_members "$job" "$scenario" "$timeout"
 		echo "JOB_DIR=$(shq "$job")"
 		echo "SROCE_ROLE=$(shq "$role")"
 		echo "SROCE_SHARED=$(shq "$shared")"
+		echo "SROCE_VOLUME=$(shq "$VOLUME")"
 		echo "KMEMLEAK=$([ "$K_NAME" = debug ] && echo 1 || echo 0)"
 	} >"$job/job.env"
 }
@@ -222,10 +290,11 @@ write_job_env() {
 # Scenarios outside the checkout are copied into the job directory, which
 # the guest sees at the same path.
 guest_scenario_path() {
-	local scenario=$1 job=$2
+	local scenario=$1 job=$2 name
+	name=$(member_name "$scenario")
 	case $scenario in
 	"$SROCE_TOP"/*) echo "$scenario" ;;
-	*) cp "$scenario" "$job/scenario.sh"; echo "$job/scenario.sh" ;;
+	*) cp "$scenario" "$job/scenario-$name.sh"; echo "$job/scenario-$name.sh" ;;
 	esac
 }
 
@@ -253,18 +322,26 @@ build_scenario_progs() {
 	done < <(scenario_header "$scenario" build-prog)
 }
 
+# scenario_mem SCENARIO: its "mem" line (a group: its members' largest)
 scenario_mem() {
-	local m
+	local m max=0
 	if [ -n "$MEM" ]; then echo "$MEM"; return; fi
-	m=$(scenario_header "$1" mem | head -n 1)
-	echo "${m:-2048}"
+	while IFS= read -r m; do
+		m=$(scenario_header "$m" mem | head -n 1)
+		[ "${m:-2048}" -le "$max" ] || max=${m:-2048}
+	done < <(group_members "$1")
+	echo "$max"
 }
 
+# scenario_timeout SCENARIO: its "timeout" line (a group: the members' sum)
 scenario_timeout() {
-	local t
+	local t sum=0
 	if [ -n "$TIMEOUT" ]; then echo "$TIMEOUT"; return; fi
-	t=$(scenario_header "$1" timeout | head -n 1)
-	echo "${t:-300}"
+	while IFS= read -r t; do
+		t=$(scenario_header "$t" timeout | head -n 1)
+		sum=$((sum + ${t:-300}))
+	done < <(group_members "$1")
+	echo "$sum"
 }
 
 # boot_vm JOB INITRD TOKEN: starts QEMU and waits for init; falls back to
@@ -305,7 +382,9 @@ judge() {
 	timeout) reasons+=("boot timeout after ${BOOT_TIME}s") ;;
 	died) [ -n "$fatal" ] || reasons+=("VM died during boot") ;;
 	esac
-	if [ "$BOOT_STATE" = ok ] && [ "$WAIT_STATE" != killed ]; then
+	if [ "$BOOT_STATE" = ok ] && [ "$WAIT_STATE" != killed ] && [[ $scenario == *+* ]]; then
+		judge_group_end "$scenario" "$token" "$timeout" "$console" reasons
+	elif [ "$BOOT_STATE" = ok ] && [ "$WAIT_STATE" != killed ]; then
 		rc=$(sed -n "s/^SROCE-RESULT $token $name \([0-9]*\)$/\1/p" "$console" | tail -n 1)
 		if [ -z "$rc" ]; then
 			if grep -q 'Kernel panic' "$console"; then
@@ -333,6 +412,50 @@ judge() {
 	fi
 }
 
+# judge_group_end SCENARIO TOKEN TIMEOUT CONSOLE REASONS: a boot group's
+# own verdict past its boot: every member finished, then the post-scenario
+# checks did (the members' exits are their own lines' business).
+judge_group_end() {
+	local scenario=$1 token=$2 timeout=$3 console=$4 m name
+	local -n out=$5
+	while IFS= read -r m; do
+		name=$(member_name "$m")
+		grep -q "^SROCE-RESULT $token $name [0-9]*$" "$console" && continue
+		if grep -q 'Kernel panic' "$console"; then
+			out+=("kernel panic during $name")
+		elif [ "$WAIT_STATE" = timeout ]; then
+			out+=("VM hung during $name: no result within ${timeout}s + grace")
+		else
+			out+=("VM died during $name")
+		fi
+		return
+	done < <(group_members "$scenario")
+	grep -q "^SROCE-DONE $token" "$console" || out+=("post-scenario checks did not finish")
+}
+
+# judge_member JOB MEMBER TOKEN -> the failure reason of one scenario of a
+# boot group, or nothing: its exit, and the splats of the console lines
+# printed between its start and its result.
+judge_member() {
+	local job=$1 member=$2 token=$3 name rc splat ignores=()
+	name=$(member_name "$member")
+	if [ "$BOOT_STATE" != ok ]; then
+		echo "the group's boot failed"
+		return
+	fi
+	rc=$(sed -n "s/^SROCE-RESULT $token $name \([0-9]*\)$/\1/p" "$job/console.log" | tail -n 1)
+	case $rc in
+	'') echo "did not finish (see the group's line)"; return ;;
+	124|137) echo "timeout after $(scenario_timeout "$member")s" ;;
+	0) ;;
+	*) echo "exit $rc" ;;
+	esac
+	mapfile -t ignores < <(scenario_header "$member" ignore-splat)
+	splat=$(splat_lines <(sed -n "/^SROCE-BEGIN $token $name$/,/^SROCE-RESULT $token $name /p" \
+		"$job/console.log") /dev/null "${ignores[@]}" | head -n 1)
+	[ -z "$splat" ] || echo "kernel splat: ${splat:0:160}"
+}
+
 show_console() {
 	local job=$1 n
 	n=$(wc -l <"$job/console.log")
@@ -350,17 +473,49 @@ show_console() {
 	} >&2
 }
 
-# run_guest SCENARIO NAME JOB TIMEOUT [ROLE SHARED]: boot one guest on the
-# job directory JOB, run the scenario, judge it; the failure reason (empty
-# for a pass) goes to JOB/verdict.
+# early_splat JOB TOKEN: the first splat line of the console that came
+# before the guest's init said SROCE-BOOTED, if any.
+early_splat() {
+	splat_lines <(sed -n "1,/^SROCE-BOOTED $2/p" "$1/console.log") /dev/null |
+		head -n 1
+}
+
+# run_guest SCENARIO NAME JOB TIMEOUT [ROLE SHARED]: run_guest_once, and
+# once more for a single guest whose only splat came before its scenario
+# started (see the top of this file); the first try's files are kept in
+# JOB/boot-splat/.
 run_guest() {
+	local job=$3 early
+	run_guest_once "$@"
+	[ -z "${5:-}" ] && [ -s "$job/verdict" ] || return 0
+	early=$(early_splat "$job" "$(cat "$job/token")")
+	[ -n "$early" ] || return 0
+	vm_say "$2 [$K_NAME]: kernel splat during boot, before the scenario started: $early"
+	vm_say "$2 [$K_NAME]: booting once more (a splat in that boot fails the scenario)"
+	mkdir -p "$job/boot-splat"
+	find "$job" -mindepth 1 -maxdepth 1 ! -name boot-splat -exec mv -t "$job/boot-splat" {} +
+	run_guest_once "$@"
+}
+
+# run_guest_once SCENARIO NAME JOB TIMEOUT [ROLE SHARED]: boot one guest on
+# the job directory JOB, run the scenario, judge it; the failure reason
+# (empty for a pass) goes to JOB/verdict.  A scenario's "# sroce-vm: ko
+# VARIANT" line gives it that build of sroce.ko (lib.sh build_ko),
+# "# sroce-vm: cpu MODEL" that QEMU CPU model under TCG, and "# sroce-vm:
+# append ARGS" those kernel command-line arguments.
+run_guest_once() {
 	local scenario=$1 name=$2 job=$3 timeout=$4 role=${5:-} shared=${6:-}
-	local token gpath reason t0 deadline rc=0 what=$name kill=""
+	local token reason t0 deadline rc=0 what=$name kill="" variant
+	local KO_PATH=$KO_PATH KO_ERROR=$KO_ERROR CPU_MODEL APPEND=$APPEND arg
 	[ -z "$role" ] || { what="$name/$role"; kill=$shared/kill-$role; }
 	mkdir -p "$job/results"
 	token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
-	gpath=$(guest_scenario_path "$scenario" "$job")
-	write_job_env "$job" "$gpath" "$name" "$timeout" "$role" "$shared"
+	echo "$token" >"$job/token"
+	variant=$(scenario_header "$scenario" ko | head -n 1)
+	if [ -n "$variant" ] && [ "$BUILD_KO" = 1 ]; then build_ko "$variant"; fi
+	CPU_MODEL=$(scenario_header "$scenario" cpu | head -n 1)
+	while IFS= read -r arg; do APPEND+=" $arg"; done < <(scenario_header "$scenario" append)
+	write_job_env "$job" "$scenario" "$name" "$timeout" "$role" "$shared"
 	if ! build_scenario_modules "$scenario" "$job"; then
 		echo "a module of its build-module lines did not build" >"$job/verdict"
 		return
@@ -441,9 +596,29 @@ run_pair() {
 	fi
 }
 
+# run_group SCENARIO NAME JOB TIMEOUT: a boot group in one guest; a line
+# for each member (see the top of this file) before the group's own.
+run_group() {
+	local scenario=$1 job=$3 m name token reason
+	[ "$(scenario_header "$scenario" hosts)" = "" ] ||
+		vm_die "boot group $2: a two-guest scenario cannot be in a group"
+	[ "$(scenario_header "$scenario" ko)" = "" ] ||
+		vm_die "boot group $2: a scenario with a ko line cannot be in a group"
+	run_guest "$@"
+	token=$(cat "$job/token")
+	while IFS= read -r m; do
+		name=$(member_name "$m")
+		reason=$(judge_member "$job" "$m" "$token")
+		ln -sfn "$2/$name" "$RUN/$K_NAME/$name"
+		report "$name" "$reason"
+	done < <(group_members "$scenario")
+}
+
 run_scenario() {
-	local scenario=$1 name job timeout
-	name=$(basename "$scenario" .sh)
+	local scenario=$1 name job timeout t0 m
+	t0=$(now)
+	name=""
+	while IFS= read -r m; do name+=${name:++}$(member_name "$m"); done < <(group_members "$scenario")
 	job=$RUN/$K_NAME/$name
 	while [ -e "$job" ]; do job=$job+; done
 	mkdir -p "$job"
@@ -453,12 +628,15 @@ run_scenario() {
 	fi
 	timeout=$(scenario_timeout "$scenario")
 	VM_MEM=$(scenario_mem "$scenario")
-	if [ "$(scenario_header "$scenario" hosts)" = 2 ]; then
+	if [[ $scenario == *+* ]]; then
+		run_group "$scenario" "$name" "$job" "$timeout"
+	elif [ "$(scenario_header "$scenario" hosts)" = 2 ]; then
 		run_pair "$scenario" "$name" "$job" "$timeout"
 	else
 		run_guest "$scenario" "$name" "$job" "$timeout"
 	fi
 	report "$name" "$(cat "$job/verdict")"
+	echo "$name $K_NAME $(elapsed "$t0")" >>"$RUN/times.txt"
 }
 
 # run_scenario_job SCENARIO: run_scenario in the background once enough of
