@@ -8,7 +8,7 @@ KDIR ?= $(shell bash -c 'source scripts/env.sh && echo $$SROCE_KDIR')
 W ?= 1
 
 .PHONY: all modules clean sparse checkpatch kunit setup debug-kernel \
-	vm-test vm-test-debug check demo bench help
+	vm-test vm-test-debug check check-full demo bench help
 
 all: modules
 
@@ -33,7 +33,9 @@ setup:
 debug-kernel:
 	scripts/debug-kernel.sh
 
-VM_SCENARIOS := $(addprefix tools/testing/sroce-vm/scenarios/,$(shell grep -v '^\#' tools/testing/sroce-vm/check-scenarios))
+# The CI tier's scenarios (tools/testing/sroce-vm/tiers), at full volume.
+VM_SCENARIOS := $(shell \
+	awk '!/^\#/ && $$2 == "ci" && $$1 != "kunit" { print $$1 }' tools/testing/sroce-vm/tiers)
 
 vm-test:
 	tools/testing/sroce-vm/run.sh --kernel stock $(VM_SCENARIOS)
@@ -43,6 +45,9 @@ vm-test-debug:
 
 check:
 	scripts/check.sh
+
+check-full:
+	scripts/check.sh --full
 
 demo:
 	scripts/demo.sh
@@ -54,11 +59,12 @@ help:
 	@echo "make              build sroce.ko against Debian's 6.1 headers (W=1)"
 	@echo "make setup        install every Debian package the project needs, fetch the stock kernel"
 	@echo "make demo         set up, build, boot the stock kernel in QEMU: ibv_rc_pingpong and rping between two sroce devices"
-	@echo "make check        set up, then run every test (build, sparse, checkpatch, KUnit, VM scenarios)"
+	@echo "make check        the CI tier: static checks, KUnit, every VM scenario on stock, the debug sweep (small volume)"
+	@echo "make check-full   every test at full volume on both kernels, long and soak runs included"
 	@echo "make bench        perftest matrix on sroce (workqueue, tasklet) and rdma_rxe in QEMU; not in check"
 	@echo "make sparse       sparse (C=2) over the driver"
 	@echo "make checkpatch   scripts/checkpatch.pl --strict on drivers/ and include/"
-	@echo "make kunit        KUnit suites in a QEMU kernel built from linux-source-6.1"
+	@echo "make kunit        KUnit suites as a module in the debug kernel, in QEMU"
 	@echo "make debug-kernel build the KASAN/lockdep/kmemleak kernel (cached)"
 	@echo "make vm-test      device scenarios on the stock Debian kernel"
 	@echo "make vm-test-debug  device scenarios on the debug kernel"

@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# `make check`: set up what is missing, then run every test the project
-# has, and end with one "N passed, N failed" line.
+# `make check` (the CI tier) and `make check-full` (scripts/check.sh
+# --full): set up what is missing, then run the tier's tests, print each
+# step's time and the total, and end with one "N passed, N failed" line.
 #
 #   build       sroce.ko against Debian's 6.1 headers, W=1, no warning
 #   sparse      make C=2, no sparse report
 #   checkpatch  checkpatch.pl --strict: 0 errors, warnings and checks
 #   kernel-doc  scripts/kernel-doc on every source file, no warning
 #   shell       shellcheck on every shell script of the project
-#   kunit.*     every KUnit case, in a QEMU kernel built from linux-source
-#   vm:*        each VM scenario on the stock Debian kernel and on the
-#               debug (KASAN, lockdep, kmemleak) kernel
+#   tiers       every scenario has its line in tools/testing/sroce-vm/tiers
+#   in-tree     the driver dropped into linux-source-6.1, RDMA_SROCE=m with
+#               its KUnit suites, W=1, no warning (scripts/intree.sh)
+#   kunit.*     every KUnit case, as a module in the debug kernel
+#   vm-stock    the tier's VM scenarios on the stock Debian kernel
+#   vm-debug    the same on the debug (KASAN, lockdep, kmemleak) kernel:
+#               make check runs each at its "debug" volume of the tiers
+#               file (small: the debug sweep), make check-full at full
 #   harness     the VM harness's selftest: it must catch what it claims to
+#
+# Which scenario runs in which tier, at which volume, is read from the
+# tiers file only.  make check warns when it took longer than its
+# 40-minute budget, and when a scenario exceeded its budget there.
 #
 # SROCE_CHECK_ONLY="build sparse ..." limits the run to those groups.
 # SROCE_VM_JOBS=N runs up to N scenario VMs at a time (run.sh --jobs;
@@ -22,6 +32,17 @@ set -uo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "$0")/env.sh"
 cd "$SROCE_TOP" || exit 1
+
+TIER=ci
+case ${1:-} in
+'') ;;
+--full) TIER=full ;;
+*) echo "usage: $0 [--full]" >&2; exit 2 ;;
+esac
+TIERS=tools/testing/sroce-vm/tiers
+CI_BUDGET=2400
+T0=$SECONDS
+declare -a STEP_TIMES=()
 
 logdir="$SROCE_CACHE/results/check-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$logdir"
@@ -45,6 +66,86 @@ wanted() {
 	[ -z "${SROCE_CHECK_ONLY:-}" ] || [[ " $SROCE_CHECK_ONLY " == *" $1 "* ]]
 }
 
+# timed NAME COMMAND...: run COMMAND, print and record how long it took.
+timed() {
+	local name=$1 t0=$SECONDS rc=0
+
+	shift
+	"$@" || rc=$?
+	echo "-- $name: $((SECONDS - t0)) s"
+	STEP_TIMES+=("$name $((SECONDS - t0))")
+	return "$rc"
+}
+
+# tier_lines: the tiers file without comments, one scenario a line.
+tier_lines() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TIERS"
+}
+
+# tier_scenarios KERNEL: "name volume budget" of each scenario this tier
+# runs on KERNEL through check_vm (kunit has a step of its own); in make
+# check's debug sweep, a boot group's members as one "A+B+C" at the place
+# of its first member, with the sum of their budgets.
+tier_scenarios() {
+	local kernel=$1 name tier stock debug boot budget vol g
+	local -a order=()
+	local -A members=() sums=() vols=()
+
+	while read -r name tier stock debug boot budget; do
+		[ "$name" != kunit ] || continue
+		case $TIER/$tier in
+		ci/ci) ;;
+		full/ci|full/full) ;;
+		*) continue ;;
+		esac
+		if [ "$kernel" = stock ]; then vol=$stock; budget=${budget%/*}; else vol=$debug; budget=${budget#*/}; fi
+		[ "$TIER" = ci ] || vol=full
+		[ "$vol" = - ] && continue
+		g=$name
+		if [ "$TIER/$kernel" = ci/debug ] && [ "$boot" != - ]; then g=group:$boot; fi
+		if [ -z "${members[$g]:-}" ]; then
+			order+=("$g")
+			sums[$g]=0
+		fi
+		members[$g]+=${members[$g]:++}$name
+		vols[$g]=$vol
+		if [ "$budget" = - ] || [ "${sums[$g]}" = - ]; then
+			sums[$g]=-
+		else
+			sums[$g]=$((sums[$g] + budget))
+		fi
+	done < <(tier_lines)
+	for g in "${order[@]}"; do
+		echo "${members[$g]} ${vols[$g]} ${sums[$g]}"
+	done
+}
+
+# check_tiers: one line per scenario file, every line a scenario file,
+# and every field one the tiers file allows.
+check_tiers() {
+	local name tier stock debug boot budget bad=() f
+
+	while read -r name tier stock debug boot budget; do
+		[ -f "tools/testing/sroce-vm/scenarios/$name.sh" ] || bad+=("$name: no such scenario")
+		[[ $tier =~ ^(ci|full|manual)$ ]] || bad+=("$name: tier '$tier'")
+		[[ $stock =~ ^(full|-)$ ]] || bad+=("$name: stock '$stock'")
+		[[ $debug =~ ^(full|small|-)$ ]] || bad+=("$name: debug '$debug'")
+		[[ $boot =~ ^([a-z0-9]+|-)$ ]] || bad+=("$name: boot '$boot'")
+		[[ $budget =~ ^([0-9]+|-)/([0-9]+|-)$ ]] || bad+=("$name: budget '$budget'")
+	done < <(tier_lines)
+	for f in tools/testing/sroce-vm/scenarios/*.sh; do
+		f=$(basename "$f" .sh)
+		tier_lines | awk -v n="$f" '$1 == n { found = 1 } END { exit !found }' ||
+			bad+=("$f: no line in $TIERS")
+	done
+	if [ ${#bad[@]} -eq 0 ]; then
+		pass "tiers: every scenario has one valid line in $TIERS"
+	else
+		printf '  %s\n' "${bad[@]}"
+		fail "tiers: $TIERS (${bad[*]})"
+	fi
+}
+
 # run_step NAME COMMAND...: log to $logdir/NAME.log, show the tail on failure
 run_step() {
 	local name=$1 log="$logdir/$1.log"
@@ -66,6 +167,19 @@ check_quiet_make() {
 		pass "$2"
 	else
 		fail "$2"
+	fi
+}
+
+# check_quiet_script STEP DESCRIPTION COMMAND...: COMMAND must succeed
+# without a single compiler warning.
+check_quiet_script() {
+	local step=$1 what=$2
+
+	shift 2
+	if run_step "$step" "$@" && ! grep -E '(warning|error):' "$logdir/$step.log"; then
+		pass "$what"
+	else
+		fail "$what"
 	fi
 }
 
@@ -102,7 +216,7 @@ check_kunit() {
 
 	rm -f "$result"
 	run_step kunit scripts/kunit.sh
-	grep -E '^\[|Testing complete|Ran [0-9]+' "$logdir/kunit.log" | tail -n 3
+	grep -E '^kunit: |^(PASS|FAIL): kunit' "$logdir/kunit.log" | tail -n 3
 	if [ ! -s "$result" ]; then
 		fail "kunit (no results: see $logdir/kunit.log)"
 		return
@@ -117,19 +231,38 @@ check_kunit() {
 	echo "kunit: $cases cases"
 }
 
-# check_vm KERNEL: every sroce scenario on one kernel. run.sh prints its
-# PASS/FAIL lines on stdout, progress and failing consoles on stderr.
+# run_vm KERNEL VOLUME LOGNAME SCENARIO...: run.sh on those scenarios,
+# its PASS/FAIL lines to $logdir/LOGNAME.results, its stderr to .log.
+run_vm() {
+	local kernel=$1 volume=$2 name=$3
+
+	shift 3
+	tools/testing/sroce-vm/run.sh --kernel "$kernel" --volume "$volume" \
+		--jobs "${SROCE_VM_JOBS:-2}" "$@" \
+		>>"$logdir/$name.results" 2>>"$logdir/$name.log"
+}
+
+# check_vm KERNEL: the tier's scenarios on one kernel, one run.sh per
+# volume. run.sh prints its PASS/FAIL lines on stdout, progress and
+# failing consoles on stderr.
 check_vm() {
-	local kernel=$1 out line scenarios
+	local kernel=$1 out line vol name volume budget run
+	local -A by_volume=() budgets=()
 
 	out="$logdir/vm-$kernel.results"
-
-	echo "== vm-$kernel"
-	mapfile -t scenarios < <(grep -v '^#' tools/testing/sroce-vm/check-scenarios |
-		sed 's|^|tools/testing/sroce-vm/scenarios/|')
-	tools/testing/sroce-vm/run.sh --kernel "$kernel" --jobs "${SROCE_VM_JOBS:-2}" \
-		"${scenarios[@]}" \
-		>"$out" 2>"$logdir/vm-$kernel.log"
+	: >"$out"
+	echo "== vm-$kernel ($TIER tier)"
+	while read -r name volume budget; do
+		by_volume[$volume]+=" $name"
+		# shellcheck disable=SC2034 # check_budgets reads it by name
+		budgets[$name]=$budget
+	done < <(tier_scenarios "$kernel")
+	for vol in full small; do
+		[ -n "${by_volume[$vol]:-}" ] || continue
+		echo "   $vol volume:${by_volume[$vol]}"
+		# shellcheck disable=SC2086 # a list of names
+		run_vm "$kernel" "$vol" "vm-$kernel" ${by_volume[$vol]}
+	done
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then
 		tail -n 60 "$logdir/vm-$kernel.log"
 		fail "vm [$kernel] (harness produced no result: see $logdir/vm-$kernel.log)"
@@ -142,21 +275,38 @@ check_vm() {
 		FAIL:\ *) fail "vm ${line#FAIL: }" ;;
 		esac
 	done < <(grep -E '^(PASS|FAIL): ' "$out")
-	check_vm_suites "$kernel" "$logdir/vm-$kernel.log"
+	while read -r run; do
+		check_vm_suites "$kernel" "$run"
+		check_budgets "$kernel" "$run/times.txt" budgets
+	done < <(sed -n 's/^sroce-vm: results in //p' "$logdir/vm-$kernel.log")
 }
 
-# check_vm_suites KERNEL LOG: one pass/fail per test of the scenarios that
+# check_budgets KERNEL TIMES BUDGETS: a warning for each scenario of the
+# CI tier that took longer than its budget in the tiers file.
+check_budgets() {
+	local kernel=$1 times=$2 name k secs
+	local -n limit=$3
+
+	[ "$TIER" = ci ] && [ -f "$times" ] || return 0
+	while read -r name k secs; do
+		[ "$k" = "$kernel" ] || continue
+		[[ ${limit[$name]:--} =~ ^[0-9]+$ ]] || continue
+		if [ "${secs%.*}" -gt "${limit[$name]}" ]; then
+			echo "WARNING: vm $name [$kernel] took ${secs%.*} s, over its budget of ${limit[$name]} s in $TIERS"
+		fi
+	done <"$times"
+}
+
+# check_vm_suites KERNEL RUN: one pass/fail per test of the scenarios that
 # run a suite (verbs, rcops, uc, ud, srq, cm, perftest and, from guest a of
 # the two-guest scenarios, interop, interop-sroce and wire-faults:
 # "ok N - name", "not ok N - name: why";
 # integrity: "tag op=... result=PASS|FAIL"; kverbs: "sroce-kverbs: ok name",
 # "sroce-kverbs: FAIL name: why"), from the results the guest left in the
-# run directory.
+# run directory RUN.
 check_vm_suites() {
-	local kernel=$1 run file line suite
+	local kernel=$1 run=$2 file line suite
 
-	run=$(sed -n 's/^sroce-vm: results in //p' "$2" | head -n 1)
-	[ -n "$run" ] || return 0
 	for file in "$run/$kernel"/verbs/results/verbs*.txt \
 		    "$run/$kernel"/rcops/results/rcops.txt \
 		    "$run/$kernel"/uc/results/uc.txt \
@@ -205,24 +355,39 @@ if ! scripts/setup.sh >"$logdir/setup.log" 2>&1; then
 	exit 1
 fi
 
-wanted build && check_quiet_make build "build (W=1, no warnings)" modules
+wanted build && timed build check_quiet_make build "build (W=1, no warnings)" modules
 # C=2 checks every file, whether or not it needs rebuilding.
-wanted sparse && check_quiet_make sparse "sparse (C=2)" sparse
-wanted checkpatch && check_checkpatch
-wanted kernel-doc && check_kerneldoc
-wanted shellcheck && check_shellcheck
-wanted kunit && check_kunit
-wanted vm-stock && check_vm stock
-if wanted vm-debug; then
-	if run_step debug-kernel scripts/debug-kernel.sh; then
-		check_vm debug
+wanted sparse && timed sparse check_quiet_make sparse "sparse (C=2)" sparse
+wanted checkpatch && timed checkpatch check_checkpatch
+wanted kernel-doc && timed kernel-doc check_kerneldoc
+wanted shellcheck && timed shellcheck check_shellcheck
+wanted tiers && check_tiers
+DEBUG_KERNEL=0
+if wanted kunit || wanted vm-debug || wanted harness || wanted in-tree; then
+	if timed debug-kernel run_step debug-kernel scripts/debug-kernel.sh; then
+		DEBUG_KERNEL=1
 	else
 		fail "debug kernel build (see $logdir/debug-kernel.log)"
 	fi
 fi
+if wanted in-tree; then
+	if [ "$DEBUG_KERNEL" = 1 ]; then
+		timed in-tree check_quiet_script in-tree "in-tree build (RDMA_SROCE=m with KUnit, W=1, no warnings)" \
+			scripts/intree.sh
+	else
+		fail "in-tree build (no debug kernel source)"
+	fi
+fi
+if wanted kunit; then
+	if [ "$DEBUG_KERNEL" = 1 ]; then timed kunit check_kunit; else fail "kunit (no debug kernel)"; fi
+fi
+wanted vm-stock && timed vm-stock check_vm stock
+if wanted vm-debug; then
+	if [ "$DEBUG_KERNEL" = 1 ]; then timed vm-debug check_vm debug; else fail "vm [debug] (no debug kernel)"; fi
+fi
 
 if wanted harness; then
-	if run_step harness tools/testing/sroce-vm/selftest.sh; then
+	if timed harness run_step harness tools/testing/sroce-vm/selftest.sh; then
 		pass "VM harness selftest (splats, crashes, timeouts, KASAN and leaks are caught)"
 	else
 		fail "VM harness selftest"
@@ -230,6 +395,14 @@ if wanted harness; then
 	tail -n 1 "$logdir/harness.log"
 fi
 
+total=$((SECONDS - T0))
+echo "== times ($TIER tier)"
+for line in "${STEP_TIMES[@]}" "total $total"; do
+	printf '   %-12s %5d s\n' "${line% *}" "${line##* }"
+done
+if [ "$TIER" = ci ] && [ -z "${SROCE_CHECK_ONLY:-}" ] && [ "$total" -gt "$CI_BUDGET" ]; then
+	echo "WARNING: make check took $((total / 60)) minutes, over its $((CI_BUDGET / 60))-minute budget"
+fi
 echo "logs: $logdir"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

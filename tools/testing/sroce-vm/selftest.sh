@@ -9,8 +9,11 @@
 #   selftest-timeout  outlives its 10 s limit
 #   selftest-kasan    a slab out-of-bounds write (KASAN report)
 #   selftest-leak     leaked allocations (kmemleak report)
-# The stock kernel runs the first five; the debug kernel runs warn, crash,
-# kasan and leak (with --quick: smoke and splat on each kernel).
+#   selftest-splat+smoke  a boot group (run.sh A+B): the splat fails its
+#                     member and the group's line, not smoke after it
+# The stock kernel runs the first five and the group; the debug kernel
+# runs warn, crash, kasan and leak (with --quick: smoke and splat on each
+# kernel).
 #
 # Usage: tools/testing/sroce-vm/selftest.sh [--kernel stock,debug] [--quick]
 #   --quick   smoke and selftest-splat only
@@ -62,6 +65,7 @@ declare -A EXPECT=(
 	[selftest-timeout]='FAIL: selftest-timeout \[@K@\] \(timeout after 10s\)$'
 	[selftest-kasan]='FAIL: selftest-kasan \[@K@\] \(.*kernel splat: .*BUG: KASAN: slab-out-of-bounds'
 	[selftest-leak]='FAIL: selftest-leak \[@K@\] \(kernel splat: unreferenced object'
+	[selftest-splat+smoke]='FAIL: selftest-splat\+smoke \[@K@\] \(kernel splat: .*WARNING: CPU: 0 PID: 1 at fake/'
 )
 
 # The debug kernel runs what only it can show (a WARN under panic_on_warn,
@@ -76,22 +80,28 @@ scenarios_for() {
 	fi
 	echo smoke selftest-splat
 	[ "$QUICK" = 1 ] && return
-	echo selftest-warn selftest-crash selftest-timeout
+	echo selftest-warn selftest-crash selftest-timeout selftest-splat+smoke
 }
 
 # test_kernel RUNDIR KERNEL
 test_kernel() {
-	local run=$1 k=$2 out=$1/stdout.$2 rc=0 s scenarios
+	local run=$1 k=$2 out=$1/stdout.$2 rc=0 s scenarios lines
 	read -r -a scenarios <<<"$(scenarios_for "$k" | tr '\n' ' ')"
 	"$VM_DIR/run.sh" --kernel "$k" --jobs "${SROCE_VM_JOBS:-2}" --results "$run" \
 		"${scenarios[@]}" >"$out" || rc=$?
 	cat "$out"
 	check "[$k] run.sh exits 1 when a scenario fails (got $rc)" [ "$rc" = 1 ]
+	# a boot group A+B has a line for each member and one of its own
+	lines=$(printf '%s\n' "${scenarios[@]}" | awk -F+ '{ n += NF > 1 ? NF + 1 : 1 } END { print n }')
 	check "[$k] one line per scenario" \
-		[ "$(grep -cE '^(PASS|FAIL): ' "$out")" = ${#scenarios[@]} ]
+		[ "$(grep -cE '^(PASS|FAIL): ' "$out")" = "$lines" ]
 	for s in "${scenarios[@]}"; do
 		check "$s [$k]: ${EXPECT[$s]//@K@/$k}" has_line "^${EXPECT[$s]//@K@/$k}" "$out"
 	done
+	if [[ " ${scenarios[*]} " == *" selftest-splat+smoke "* ]]; then
+		check "selftest-splat+smoke [$k]: smoke after the splat passes, on its own and in the group" \
+			[ "$(grep -c "^PASS: smoke \[$k\]$" "$out")" = 2 ]
+	fi
 	[[ " ${scenarios[*]} " == *" smoke "* ]] || return 0
 	check "smoke [$k]: its results reached the host" \
 		has_line "^smoke ran on " "$run/$k/smoke/results/smoke.txt"
