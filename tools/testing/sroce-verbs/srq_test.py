@@ -20,7 +20,10 @@ QPs with traffic in flight (the sender's, directly or after ERR; the
 receiver's while the sender streams; one of several QPs of an SRQ): the
 destroy returns, completions are as libibverbs defines, nothing hangs,
 and the devices carry a fresh data test afterwards.  Options as
-rc_test.py's.
+rc_test.py's.  With SROCE_VOLUME=small in the environment (the VM
+harness's small volume) the SRQ traffic tests use half the QPs, and the
+tests that destroy a sender or one QP of an SRQ a quarter of the messages:
+the same cases, less data.
 """
 
 import random
@@ -39,7 +42,7 @@ from pyverbs.wr import RecvWR, SendWR
 from rc_test import (DEFAULTS, FLUSH, OK, SIG, Pair, Side, counters, delta,
                      expect_bytes, expect_qp, expect_wc, main, no_more,
                      one_send, pattern, poll, post, post_recv, sges, st)
-from verbs_lib import (NO_EVENT_WAIT, PORT, QPS_NAMES, Fail, check,
+from verbs_lib import (NO_EVENT_WAIT, PORT, QPS_NAMES, SMALL, Fail, check,
                        expect_eq, ib_event_fds, modify, new_event_fd,
                        readable, registry)
 
@@ -303,13 +306,16 @@ def srq_traffic_test(qp_type, nqp, count, mtu=1024, fam=4):
     return run
 
 
-test('srq rc: 8 QPs share one SRQ, 8 messages each (1 B..33 KiB, '
+# the small volume: half the QPs on the SRQ (still several per SRQ), the
+# same messages
+_NQP = 4 if SMALL else 8
+test(f'srq rc: {_NQP} QPs share one SRQ, 8 messages each (1 B..33 KiB, '
      'SEND/SEND_IMM/WRITE_IMM), 3-SGE WQEs, MTU 1024')(
-    srq_traffic_test(RC, 8, 8))
-test('srq rc: 4 QPs share one SRQ over IPv6 GIDs, MTU 4096')(
-    srq_traffic_test(RC, 4, 8, mtu=4096, fam=6))
-test('srq uc: 4 QPs share one SRQ, 8 messages each, MTU 1024')(
-    srq_traffic_test(UC, 4, 8))
+    srq_traffic_test(RC, _NQP, 8))
+test(f'srq rc: {_NQP // 2} QPs share one SRQ over IPv6 GIDs, MTU 4096')(
+    srq_traffic_test(RC, _NQP // 2, 8, mtu=4096, fam=6))
+test(f'srq uc: {_NQP // 2} QPs share one SRQ, 8 messages each, MTU 1024')(
+    srq_traffic_test(UC, _NQP // 2, 8))
 
 
 # ------------------------------------------------------------------ UD
@@ -594,7 +600,9 @@ RETRY_ERRS = (e.IBV_WC_RETRY_EXC_ERR, e.IBV_WC_RNR_RETRY_EXC_ERR,
               e.IBV_WC_REM_INV_REQ_ERR, e.IBV_WC_REM_OP_ERR)
 
 
-COUNT = 64
+# The small volume queues 16 WRs (SEND 8 in RNR): still WRs behind the
+# gate and completed ones before it when the QP goes.
+COUNT = 16 if SMALL else 64
 GATE = COUNT // 2
 BIG = 64 * KIB
 
@@ -622,12 +630,12 @@ def destroy_sender_test(opcode, via_err):
                      rkey=dst.rkey, addr=dst.buf + k * BIG)
         if via_err:
             to_err(snd.qp, 'sender')
-            # ERR flushes everything not completed: all 64 complete
+            # ERR flushes everything not completed: all COUNT complete
             swcs = poll(n.scq, COUNT, 'sender after ->ERR')
             ok = expect_prefix_then_flush(swcs, ids, 'sender', True)
             destroy(snd.qp, 'the sender QP in ERR')
         else:
-            destroy(snd.qp, 'the sender QP with 64 WRs queued')
+            destroy(snd.qp, f'the sender QP with {COUNT} WRs queued')
             swcs = drain(n.scq, COUNT)
             ok = expect_prefix_then_flush(swcs, ids, 'sender', False)
         check(ok <= GATE, f'{ok} WRs succeeded, but WR {GATE} (a SEND) had '
@@ -718,11 +726,17 @@ def t_destroy_receiver(t):
     fresh_pair_test(t, 'after destroy')
 
 
-@test('destroy: one of 4 SRQ QPs destroyed while it receives 128 x 64 KiB '
-      'and 3 others 48 x 16 KiB (100 WQEs, the rest posted after): the '
-      'others and the SRQ keep working, a new QP on the SRQ receives')
+# The messages of QP 0, of each other QP, and the WQEs posted before QP 0
+# is destroyed (fewer than QP 0 alone needs); a quarter at the small volume.
+Q0_MSGS, OTHER_MSGS, FIRST_WQES = (32, 12, 24) if SMALL else (128, 48, 100)
+
+
+@test(f'destroy: one of 4 SRQ QPs destroyed while it receives {Q0_MSGS} x '
+      f'64 KiB and 3 others {OTHER_MSGS} x 16 KiB ({FIRST_WQES} WQEs, the '
+      'rest posted after): the others and the SRQ keep working, a new QP on '
+      'the SRQ receives')
 def t_destroy_srq_qp(t):
-    nqp, count, size = 4, 48, 16 * KIB
+    nqp, count, size = 4, OTHER_MSGS, 16 * KIB
     n = Net(t, RC, srq_wr=1023, send_wr=128, mtu=1024, timeout=18,
             min_rnr_timer=16)
     # QP 0's sender gives up within a second; the others' (1 s ACK timeout,
@@ -732,15 +746,15 @@ def t_destroy_srq_qp(t):
         n.pair()
     src = [n.mr(n.pd0, count * size, fill=80 + i) for i in range(nqp)]
     src[0] = n.mr(n.pd0, BIG, fill=80)
-    wqes = (nqp - 1) * count + 128
+    wqes = (nqp - 1) * count + Q0_MSGS
     dst = n.mr(n.pd1, wqes * BIG, fill=85)
     # fewer WQEs than QP 0 alone needs: however fast the devices, its
     # stream is not over when it is destroyed (the others wait in RNR
     # for the rest, posted after the destroy)
-    first = 100
+    first = FIRST_WQES
     for slot in range(first):
         srq_post(n.srq, slot, sges(dst, [(slot * BIG, BIG)]))
-    for k in range(128):
+    for k in range(Q0_MSGS):
         post(n.senders[0].qp, k, e.IBV_WR_SEND, sges(src[0], [(0, BIG)]))
         if k >= count:
             continue
@@ -767,8 +781,8 @@ def t_destroy_srq_qp(t):
         for w in mine:
             expect_wc(w, f'sender {i}', w.wr_id, OK)
     mine = [w for w in swcs if w.qp_num == n.senders[0].qpn]
-    ok0 = expect_prefix_then_flush(mine, list(range(128)), 'sender 0', True,
-                                   RETRY_ERRS)
+    ok0 = expect_prefix_then_flush(mine, list(range(Q0_MSGS)), 'sender 0',
+                                   True, RETRY_ERRS)
     check(ok0 <= first, f'sender 0: {ok0} SENDs succeeded with {first} '
           'WQEs posted')
     by_qpn = {r.qpn: i for i, r in enumerate(n.receivers)}

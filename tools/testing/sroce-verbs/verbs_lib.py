@@ -35,6 +35,13 @@ COMPLETION_TIMEOUT = 10.0
 EVENT_TIMEOUT = 10.0
 NO_EVENT_WAIT = 1.0
 
+# The volume of the scenario running the suite (SROCE_VOLUME in
+# tools/testing/sroce-vm/guest-lib.sh): at 'small', the debug sweep of make
+# check, the suites register the same cases with less data or fewer
+# repetitions (each suite says which).  Read at import: the suites register
+# their tests at import.
+SMALL = os.environ.get('SROCE_VOLUME', 'full') == 'small'
+
 PORT = 1
 QKEY = 0x11111111
 RQ_PSN = 0x123456

@@ -12,7 +12,8 @@ peer (RC requests go on the wire to an address nobody answers):
 completions come from flushing queues (QP to ERR) and from the local send
 queue operations (BIND_MW, LOCAL_INV).  Prints "ok N - name" or
 "not ok N - name: reason" per test, then "# N passed, N failed"; exits 1 if
-any test failed.  --group stress runs the 1,000-object stress instead.
+any test failed.  --group stress runs the 1,000-object stress instead
+(--objects N: N objects of each kind instead of 1,000).
 Run it with Debian's /usr/bin/python3 (python3-pyverbs), as root.
 """
 
@@ -67,6 +68,7 @@ class Env:
     peer_gid = None
     netdev = None
     peer_netdev = None
+    objects = 1000
 
 
 class T:
@@ -945,21 +947,22 @@ def t_restrack(t):
 
 # ------------------------------------------------------------------ stress
 
-@test('stress: 1000 RC QPs on one CQ and PD, to INIT, destroyed',
+# The stress tests' names say {objects}: main() fills in --objects.
+@test('stress: {objects} RC QPs on one CQ and PD, to INIT, destroyed',
       group='stress', timeout=240)
 def t_stress_qps(t):
-    dev = t.env.dev
+    dev, count = t.env.dev, t.env.objects
     base = res_counts(dev)
     pd, cq, _ = setup(t)
     qps = []
-    for _ in range(1000):
+    for _ in range(count):
         qp, _ = create_qp(pd, cq, RC, send_wr=1, recv_wr=1)
         modify(qp, init_attr(RC), f'QP {len(qps)} RESET->INIT')
         qps.append(qp)
-    expect_eq('distinct QPNs', len({qp.qp_num for qp in qps}), 1000)
+    expect_eq('distinct QPNs', len({qp.qp_num for qp in qps}), count)
     listed = mine(restrack('qp', dev))
     expect_eq('restrack QPs in INIT',
-              sum(1 for q in listed if q.get('state') == 'INIT'), 1000)
+              sum(1 for q in listed if q.get('state') == 'INIT'), count)
     for qp in qps:
         qp.close()
     pd.close()
@@ -967,15 +970,15 @@ def t_stress_qps(t):
     expect_eq('restrack counts after destroy', res_counts(dev), base)
 
 
-@test('stress: 1000 MRs of 4 KiB registered and deregistered',
+@test('stress: {objects} MRs of 4 KiB registered and deregistered',
       group='stress', timeout=240)
 def t_stress_mrs(t):
-    dev = t.env.dev
+    dev, count = t.env.dev, t.env.objects
     base = res_counts(dev)
     pd = PD(t.ctx)
-    mrs = [MR(pd, 4096, LW) for _ in range(1000)]
-    expect_eq('distinct lkeys', len({mr.lkey for mr in mrs}), 1000)
-    expect_eq('restrack MRs', len(mine(restrack('mr', dev))), 1000)
+    mrs = [MR(pd, 4096, LW) for _ in range(count)]
+    expect_eq('distinct lkeys', len({mr.lkey for mr in mrs}), count)
+    expect_eq('restrack MRs', len(mine(restrack('mr', dev))), count)
     for mr in mrs:
         mr.close()
     pd.close()
@@ -1005,6 +1008,7 @@ def resolve(args):
             env.netdev = f.read().strip()
     env.peer_netdev = args.peer_netdev
     env.peer_dev = args.peer_dev
+    env.objects = args.objects
     return env
 
 
@@ -1020,10 +1024,17 @@ def main():
                         default='verbs')
     parser.add_argument('--filter', default='',
                         help='run only tests whose name contains this')
+    parser.add_argument('--objects', type=int, default=1000, metavar='N',
+                        help='objects of each kind in the stress tests '
+                        '(default 1000)')
     parser.add_argument('--list', action='store_true')
     args = parser.parse_args()
+    if args.objects < 1:
+        parser.error('--objects takes a positive number')
 
-    tests = [x for x in TESTS if args.group in ('all', x[1]) and
+    tests = [(name.replace('{objects}', str(args.objects)), group, timeout,
+              func) for name, group, timeout, func in TESTS]
+    tests = [x for x in tests if args.group in ('all', x[1]) and
              args.filter in x[0]]
     if args.list:
         for name, group, _, _ in tests:

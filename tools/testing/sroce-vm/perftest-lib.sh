@@ -36,6 +36,29 @@ perf_positive() {
 	awk -v v="$1" 'BEGIN { exit !(v ~ /^[0-9]*\.?[0-9]+$/ && v + 0 > 0) }'
 }
 
+# The GID indices perf_gid found at the small volume, by "DEV ADDR".
+declare -gA PERF_GIDS=()
+
+# perf_gid VAR DEV ADDR: set VAR to DEV's GID index of ADDR (sroce_gid_index)
+# and succeed, or set VAR to why not and fail.  At the small volume an index
+# found once is used again: the GID table does not change during a
+# scenario, and each lookup starts python3, seconds under TCG.  A full run
+# looks it up for every run.
+perf_gid() {
+	local key="$2 $3" g
+
+	if sroce_small && [ -n "${PERF_GIDS[$key]:-}" ]; then
+		printf -v "$1" '%s' "${PERF_GIDS[$key]}"
+		return 0
+	fi
+	if ! g=$(sroce_gid_index "$2" "$3" 2>&1); then
+		printf -v "$1" '%s' "$g"
+		return 1
+	fi
+	PERF_GIDS[$key]=$g
+	printf -v "$1" '%s' "$g"
+}
+
 # perf_run TAG TEST DEV0 DEV1 FAMILY MTU SIZE ITERS [EXTRA-ARG...]
 #
 # One run of perftest TEST over the GIDs of FAMILY (4 or 6): server on DEV1
@@ -58,8 +81,7 @@ perf_run() {
 	else
 		a0=10.0.0.1 a1=10.0.0.2
 	fi
-	if ! g0=$(sroce_gid_index "$d0" "$a0" 2>&1) ||
-	   ! g1=$(sroce_gid_index "$d1" "$a1" 2>&1); then
+	if ! perf_gid g0 "$d0" "$a0" || ! perf_gid g1 "$d1" "$a1"; then
 		PERF_WHY="no GID for IPv$fam: $g0 $g1"
 		return 1
 	fi

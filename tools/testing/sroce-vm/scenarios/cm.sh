@@ -21,6 +21,10 @@
 #
 # One "ok N - name" / "not ok N - name: why" line per run in
 # $SROCE_RESULTS/cm.txt and cm_test.txt, which make check counts.
+#
+# The small volume (sroce_small) runs every case with 20 pings per rping,
+# 2 ucmatose connections and a twentieth of the perftest iterations
+# (sroce_iters); cm_test.py moves next to no data and runs whole.
 # sroce-vm: timeout 900
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
@@ -33,7 +37,14 @@ REPORT=$SROCE_RESULTS/cm.txt
 num=0
 nfailed=0
 failed=()
+# rping's pings: every one is the same exchange (SENDs, an RDMA READ and
+# an RDMA WRITE, the data checked), so the small volume runs 20
 PINGS=$(sroce_iters 1000)
+sroce_small && PINGS=20
+# ucmatose's connections: 2 at the small volume, still more than one on
+# the listener
+CONNS=4
+sroce_small && CONNS=2
 
 # tap OK NAME [WHY]: one result line.
 tap() {
@@ -97,8 +108,8 @@ for a in 10.0.0.2 fd00::2; do
 done
 
 WHY=""
-pair ucmatose 7471 120 -- ucmatose -c 4 -- ucmatose -s 10.0.0.2 -c 4 || true
-expect "ucmatose: 4 connections, data, disconnect" \
+pair ucmatose 7471 120 -- ucmatose -c "$CONNS" -- ucmatose -s 10.0.0.2 -c "$CONNS" || true
+expect "ucmatose: $CONNS connections, data, disconnect" \
 	"data transfers complete" cm-ucmatose-cli.txt
 
 WHY=""

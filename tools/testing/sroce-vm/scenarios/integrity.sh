@@ -52,7 +52,9 @@
 # sroce_integrity.ud_loss=PCT the UD ones'.  UC clean runs move $SMALL
 # each ($UC_MIXED the mixed one), UC netem runs $CORRUPT; UD runs
 # $UD_SMALL (clean, 4 KiB), $UD_MIXED (mixed) and $UD_NETEM (netem,
-# corrupt).  The summary lines
+# corrupt); RC and UC mixed runs send up to $MIXED a message
+# (sroce_integrity.mixed).  The small volume (sroce_small) runs every run
+# with a few MiB each.  The summary lines
 # land in $SROCE_RESULTS/integrity-summary.txt.
 #
 # sroce-vm: build-prog sroce-integrity
@@ -79,7 +81,22 @@ cmdline_var() {
 # under netem too).  The debug kernel (KASAN, lockdep, kmemleak) is 10-20x
 # slower: a sixteenth to a quarter of that, about 6 minutes (it looks for
 # KASAN, lockdep and kmemleak reports, which volume adds little to).
-if [ "$SROCE_KERNEL" = debug ]; then
+# MIXED is the largest message of the mixed-size (-x) runs.
+MIXED=256K
+if sroce_small; then
+	# The small volume (the debug sweep): every run, the least data that
+	# still reaches what it checks.  Mixed runs top out at 64 KiB (still
+	# 64 packets at MTU 1024), so 2 MiB (79 messages) go through every
+	# edge size of -x (1, 2, 7..9, MTU +-1, 2 MTU +-1, 3 MTU + 5, 16 MTU,
+	# the largest and one less: the 57th message is the last edge); UD
+	# mixed (256 KiB, 498 datagrams) needs only 32 KiB for that.
+	# Under netem and corruption the counters must move and the losses
+	# stay within their budgets: 4 MiB is 1,024 packets of 4 KiB (about
+	# 10 lost to 1% loss or corruption, at least one needed), and 500
+	# atomics 1,000 packets.
+	CLEAN=2M SMALL=2M NETEM=4M CORRUPT=4M ATOMICS=500 NETEM_ATOMICS=500
+	UD_SMALL=1M UD_MIXED=256K UD_NETEM=4M UC_MIXED=2M MIXED=64K
+elif [ "$SROCE_KERNEL" = debug ]; then
 	CLEAN=64M SMALL=16M NETEM=64M CORRUPT=16M ATOMICS=5000 NETEM_ATOMICS=5000
 	# UD: 2 ms a datagram there; UC mixed halved to make room for them
 	UD_SMALL=8M UD_MIXED=2M UD_NETEM=8M UC_MIXED=8M
@@ -109,13 +126,20 @@ UC_MIXED=$(cmdline_var uc_mixed "$UC_MIXED")	# UC SEND, MTU 1024 mixed, clean
 UD_SMALL=$(cmdline_var ud_small "$UD_SMALL")	# UD, 4 KiB datagrams, clean
 UD_MIXED=$(cmdline_var ud_mixed "$UD_MIXED")	# UD, 1 B..1 KiB, clean
 UD_NETEM=$(cmdline_var ud_netem "$UD_NETEM")	# UD, 4 KiB, netem and corrupt
+MIXED=$(cmdline_var mixed "$MIXED")		# largest RC/UC -x message
 ONLY=$(cmdline_var only "")			# ERE of run tags to run (default all)
 IMPAIR=(delay 1ms reorder 10% 50% loss 1% duplicate 1%)
 
+note=""
+if sroce_small; then
+	note=" (small volume: mixed sizes up to $MIXED)"
+elif [ "$SROCE_KERNEL" = debug ]; then
+	note=" (debug kernel: reduced volumes)"
+fi
 sroce_log "kernel $SROCE_KERNEL, device type $TYPE: clean $CLEAN, MTU-1024 mixed $SMALL," \
 	"netem $NETEM, corrupt $CORRUPT, atomics $ATOMICS (netem $NETEM_ATOMICS)," \
 	"UC mixed $UC_MIXED, UD clean $UD_SMALL, mixed $UD_MIXED, netem $UD_NETEM" \
-	"per run$([ "$SROCE_KERNEL" = debug ] && echo ' (debug kernel: reduced volumes)')"
+	"per run$note"
 
 PROG=${SROCE_PROGS:?}/sroce_integrity
 [ -x "$PROG" ] || sroce_fail "$PROG was not built"
@@ -216,13 +240,13 @@ for op in send write read; do
 done
 integ atomic-4096 -o atomic -m 4096 -c "$ATOMICS" || true
 for op in send write read; do
-	integ "$op-1024-mixed" -o "$op" -m 1024 -n "$SMALL" -x -s 256K -e 7 || true
+	integ "$op-1024-mixed" -o "$op" -m 1024 -n "$SMALL" -x -s "$MIXED" -e 7 || true
 done
 integ atomic-1024 -o atomic -m 1024 -c "$ATOMICS" -q 32 || true
 for op in send write; do
 	integ "uc-$op-4096" -u -o "$op" -m 4096 -n "$SMALL" -s 64K -e 4 -L 0 || true
 done
-integ uc-send-1024-mixed -u -o send -m 1024 -n "$UC_MIXED" -x -s 256K -e 7 -L 0 || true
+integ uc-send-1024-mixed -u -o send -m 1024 -n "$UC_MIXED" -x -s "$MIXED" -e 7 -L 0 || true
 integ ud-send-4096 -d -q 64 -S 16 -o send -m 4096 -n "$UD_SMALL" -s 4096 -e 4 -L 0 &&
 	expect_none late && expect_none dups
 veth_mtu 1500

@@ -13,7 +13,8 @@
 #     perftest -R;
 #   - interop_test.py: RC SEND/SEND_IMM/WRITE/WRITE_IMM/READ/CMP_SWAP/
 #     FETCH_ADD, UC and UD, at message sizes crossing the path MTU, at MTU
-#     1024 and 4096 over IPv4 and IPv6 (the debug kernel: two of the four);
+#     1024 and 4096 over IPv4 and IPv6 (the debug kernel: two of the four;
+#     the small volume: the same two, fewer sizes at 4096, see phase);
 #   - phase 1 also captures guest a's wire0 and has tshark decode every
 #     frame and every ICRC verified (sroce's frames and rxe's).
 #
@@ -80,29 +81,44 @@ capture_check() {
 # phase PEER: every case against guest b's PEER (rxe or sroce).  The debug
 # kernel (KASAN, lockdep, kmemleak: about 4x slower) runs against rxe two of
 # the four MTU/IP matrix runs and one case of each tool (ib_write_bw -R
-# each way), against sroce one matrix run.
+# each way), against sroce one matrix run.  The small volume (sroce_small)
+# runs the same cases as the debug kernel with 10 pings, a twentieth of
+# the pingpong iterations (sroce_iters), perftest -n 10, and the 4096/v6
+# matrix runs with fewer sizes (see below); the 1024/v4 run, whose capture
+# must show every opcode, runs whole.
 phase() {
-	local peer=$1 dev srv t iters
+	local peer=$1 dev srv t iters reduced=0 pings=20 perfn=40 big=()
 	dev=sroce0
 	[ "$SROCE_ROLE" = a ] || dev=${peer}0
 	WIRE_TAG="sroce-$peer "
 	iters=$(sroce_iters 50)
+	if [ "$SROCE_KERNEL" = debug ] || sroce_small; then
+		reduced=1
+	fi
+	if sroce_small; then
+		pings=10 perfn=10
+		# At MTU 4096 only the messages of first, middle and last
+		# packets (3 MTU + 17), the atomics and UD (1 B and the MTU):
+		# 1 B and MTU + 1 repeat at 4096 the packet shapes that the
+		# whole 1024/v4 run (against rxe) has, both ways.
+		big=(--filter "^(ud |rc (cmp_swap|fetch_add))| $((3 * 4096 + 17))B ")
+	fi
 	sroce_log "phase: sroce0 on guest a, ${peer}0 on guest b"
-	if [ "$SROCE_KERNEL" = debug ] && [ "$peer" = sroce ]; then
+	if [ "$reduced" = 1 ] && [ "$peer" = sroce ]; then
 		# wire-faults runs more of sroce to sroce on the debug kernel
-		wire_matrix "$dev" 4096 6
+		wire_matrix "$dev" 4096 6 "${big[@]}"
 		return 0
 	fi
 	[ "$peer" != rxe ] || capture_start
 	wire_matrix "$dev" 1024 4
 	[ "$peer" != rxe ] || capture_check
-	wire_matrix "$dev" 4096 6
-	if [ "$SROCE_KERNEL" = debug ]; then
+	wire_matrix "$dev" 4096 6 "${big[@]}"
+	if [ "$reduced" = 1 ]; then
 		wire_pingpong rc b "$dev" 10000 "$iters" 1024 4
 		wire_pingpong ud a "$dev" 2048 "$iters" 4096 6
-		wire_rping b 20 10000 4
-		wire_perftest ib_write_bw b "$dev" 4 -s 65536 -n 40
-		wire_perftest ib_write_bw a "$dev" 4 -s 65536 -n 40
+		wire_rping b "$pings" 10000 4
+		wire_perftest ib_write_bw b "$dev" 4 -s 65536 -n "$perfn"
+		wire_perftest ib_write_bw a "$dev" 4 -s 65536 -n "$perfn"
 		rdma statistic show link "$dev/1" || true
 		return 0
 	fi

@@ -3,7 +3,8 @@
 #
 # RC scenario: ibv_rc_pingpong between two sroce devices on a veth pair,
 # with data validation, at sizes 1 B..1 MiB, path MTU 1024 and 4096, over
-# IPv4 and IPv6 GIDs.
+# IPv4 and IPv6 GIDs.  The small volume (sroce_small) runs a twentieth of
+# the iterations (sroce_iters) and no 64 KiB run over IPv4 (see below).
 #
 #   veth0 (10.0.0.1) <-- veth pair --> veth1 (10.0.0.2)
 #     sroce0 (client)                    sroce1 (server)
@@ -16,7 +17,7 @@ source "$SROCE_VM_LIB"
 export SROCE_SCENARIO=rc
 
 # pingpong SIZE ITERS MTU FAMILY: one validated run, 120 s at most (fewer
-# iterations on the debug kernel: sroce_iters).
+# iterations on the debug kernel and at the small volume: sroce_iters).
 pingpong() {
 	sroce_rc_pingpong "$1-$3-v$4" 120 "$1" "$(sroce_iters "$2")" "$3" "$4"
 }
@@ -28,9 +29,14 @@ sroce_load_ko
 # active MTU caps the path MTU).
 sroce_rdma_pair sroce sroce0 sroce1 9000
 
+# The small volume leaves out 64 KiB over IPv4: its multi-packet messages
+# cross the veth like those of the 1 MiB run at the same MTU, and the
+# IPv6 64 KiB run keeps the size.
+sizes="1 4096 65536"
+sroce_small && sizes="1 4096"
 failed=()
 for mtu in 1024 4096; do
-	for size in 1 4096 65536; do
+	for size in $sizes; do
 		pingpong "$size" 100 "$mtu" 4 || failed+=("size $size mtu $mtu IPv4")
 	done
 	pingpong 1048576 10 "$mtu" 4 || failed+=("size 1048576 mtu $mtu IPv4")

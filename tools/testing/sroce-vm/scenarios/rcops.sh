@@ -11,7 +11,10 @@
 #
 # The suite is tools/testing/sroce-verbs/rc_test.py; its TAP-like output is
 # kept in $SROCE_RESULTS/rcops.txt.  RCOPS_FILTER (a regex of test names)
-# runs a subset: a wrapper scenario exports it and sources this file.
+# runs a subset: a wrapper scenario exports it and sources this file.  At
+# the small volume (sroce_small; SROCE_VOLUME reaches the suite through the
+# environment) the suite runs every test, its largest messages 160 packets
+# (still past the requester's 128-packet window) instead of 1 MiB.
 # sroce-vm: timeout 600
 # sroce-vm: mem 4096
 

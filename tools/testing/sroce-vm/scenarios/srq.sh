@@ -13,6 +13,12 @@
 #      empty SRQ, destroying the sender, the receiver or one QP of an SRQ
 #      while traffic is in flight, and the device counters afterwards.
 #
+# The small volume (sroce_small) runs a twentieth of the pingpong
+# iterations (sroce_iters), and srq_test.py (SROCE_VOLUME reaches it through
+# the environment) every case, with half the QPs on the SRQ in the traffic
+# tests and a quarter of the messages where a sender or one QP of the SRQ
+# is destroyed.
+#
 #   veth0 (10.0.0.1, fd00::1) <-- veth pair --> veth1 (10.0.0.2, fd00::2)
 #     sroce0 (client, senders)                    sroce1 (server, SRQ)
 #
