@@ -112,14 +112,37 @@ sroce_load_rxe() {
 	sroce_modprobe crc32_generic rdma_rxe
 }
 
+# sroce_gid_of ADDR: sets SROCE_GID to the GID that holds ADDR as sysfs
+# shows it: an IPv6 address in full ("fd00::1" ->
+# "fd00:0000:0000:0000:0000:0000:0000:0001"), an IPv4 address mapped
+# (::ffff:a.b.c.d).  Builtins only: a python3 start costs seconds on the
+# debug kernel under TCG, and a pingpong needs two of these.
+sroce_gid_of() {
+	local addr=$1 g i n head tail h=() t=() out=() q=()
+	if [[ $addr != *:* ]]; then
+		IFS=. read -r -a q <<<"$addr"
+		printf -v SROCE_GID '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+			"${q[0]}" "${q[1]}" "${q[2]}" "${q[3]}"
+		return 0
+	fi
+	head=$addr tail=""
+	if [[ $addr == *::* ]]; then head=${addr%%::*} tail=${addr#*::}; fi
+	[ -z "$head" ] || IFS=: read -r -a h <<<"$head"
+	[ -z "$tail" ] || IFS=: read -r -a t <<<"$tail"
+	n=$((8 - ${#h[@]} - ${#t[@]}))
+	for g in "${h[@]}"; do printf -v g '%04x' "0x$g"; out+=("$g"); done
+	for ((i = 0; i < n; i++)); do out+=(0000); done
+	for g in "${t[@]}"; do printf -v g '%04x' "0x$g"; out+=("$g"); done
+	printf -v SROCE_GID '%s:' "${out[@]}"
+	SROCE_GID=${SROCE_GID%:}
+}
+
 # sroce_gid_index DEV ADDR: print the port-1 GID index of RDMA device DEV
 # that holds ADDR ("10.0.0.1" or "fd00::1"), as the GID table shows it.
 sroce_gid_index() {
 	local dev=$1 want f gid
-	case $2 in
-	*:*) want=$(python3 -c 'import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2") ;;
-	*) want=$(python3 -c 'import ipaddress,sys; print(ipaddress.ip_address("::ffff:" + sys.argv[1]).exploded)' "$2") ;;
-	esac
+	sroce_gid_of "$2"
+	want=$SROCE_GID
 	# read, not $(cat): a fork and exec over 9p costs up to a second under
 	# TCG, and the table has 256 entries.
 	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
