@@ -609,7 +609,8 @@ run_group() {
 	while IFS= read -r m; do
 		name=$(member_name "$m")
 		reason=$(judge_member "$job" "$m" "$token")
-		ln -sfn "$2/$name" "$RUN/$K_NAME/$name"
+		# (a scenario that also ran on its own keeps its directory)
+		[ -e "$RUN/$K_NAME/$name" ] || ln -s "$2/$name" "$RUN/$K_NAME/$name"
 		report "$name" "$reason"
 	done < <(group_members "$scenario")
 }
