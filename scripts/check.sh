@@ -13,7 +13,8 @@
 #   tiers       every scenario has its line in tools/testing/sroce-vm/tiers
 #   in-tree     the driver dropped into linux-source-6.1, RDMA_SROCE=m with
 #               its KUnit suites, W=1, no warning (scripts/intree.sh)
-#   kunit.*     every KUnit case, as a module in the debug kernel
+#   kunit.*     every KUnit case, as a module in the debug kernel (its VM
+#               runs beside the first scenarios of vm-debug)
 #   vm-stock    the tier's VM scenarios on the stock Debian kernel
 #   vm-debug    the same on the debug (KASAN, lockdep, kmemleak) kernel:
 #               make check runs each at its "debug" volume of the tiers
@@ -211,11 +212,13 @@ check_shellcheck() {
 	fi
 }
 
+# check_kunit [--from RUN]: one pass/fail per KUnit case (scripts/kunit.sh;
+# with --from, the kunit scenario already ran in run.sh's directory RUN).
 check_kunit() {
 	local result="$SROCE_CACHE/kunit/last-result" line cases=0
 
 	rm -f "$result"
-	run_step kunit scripts/kunit.sh
+	run_step kunit scripts/kunit.sh "$@"
 	grep -E '^kunit: |^(PASS|FAIL): kunit' "$logdir/kunit.log" | tail -n 3
 	if [ ! -s "$result" ]; then
 		fail "kunit (no results: see $logdir/kunit.log)"
@@ -257,11 +260,23 @@ check_vm() {
 		# shellcheck disable=SC2034 # check_budgets reads it by name
 		budgets[$name]=$budget
 	done < <(tier_scenarios "$kernel")
+	# The kunit VM runs beside the debug kernel's first scenarios, where
+	# it keeps a core busy that would otherwise idle (check_kunit --from
+	# reads it); its volume does not matter.
+	KUNIT_RUN=""
+	if [ "$kernel" = debug ] && wanted kunit; then
+		vol=small
+		[ -n "${by_volume[small]:-}" ] || vol=full
+		by_volume[$vol]=" kunit${by_volume[$vol]:-}"
+	fi
 	for vol in full small; do
 		[ -n "${by_volume[$vol]:-}" ] || continue
 		echo "   $vol volume:${by_volume[$vol]}"
 		# shellcheck disable=SC2086 # a list of names
 		run_vm "$kernel" "$vol" "vm-$kernel" ${by_volume[$vol]}
+		if [[ " ${by_volume[$vol]} " == *" kunit "* ]]; then
+			KUNIT_RUN=$(sed -n 's/^sroce-vm: results in //p' "$logdir/vm-$kernel.log" | tail -n 1)
+		fi
 	done
 	if ! grep -qE '^(PASS|FAIL): ' "$out"; then
 		tail -n 60 "$logdir/vm-$kernel.log"
@@ -348,7 +363,7 @@ check_vm_suites() {
 }
 
 echo "== setup"
-if ! scripts/setup.sh >"$logdir/setup.log" 2>&1; then
+if ! timed setup scripts/setup.sh >"$logdir/setup.log" 2>&1; then
 	tail -n 40 "$logdir/setup.log"
 	echo "setup failed: see $logdir/setup.log"
 	echo "0 passed, 1 failed"
@@ -378,12 +393,20 @@ if wanted in-tree; then
 		fail "in-tree build (no debug kernel source)"
 	fi
 fi
-if wanted kunit; then
+if wanted kunit && ! wanted vm-debug; then
 	if [ "$DEBUG_KERNEL" = 1 ]; then timed kunit check_kunit; else fail "kunit (no debug kernel)"; fi
 fi
 wanted vm-stock && timed vm-stock check_vm stock
 if wanted vm-debug; then
-	if [ "$DEBUG_KERNEL" = 1 ]; then timed vm-debug check_vm debug; else fail "vm [debug] (no debug kernel)"; fi
+	if [ "$DEBUG_KERNEL" = 1 ]; then
+		timed vm-debug check_vm debug
+		if wanted kunit; then
+			if [ -n "$KUNIT_RUN" ]; then check_kunit --from "$KUNIT_RUN"; else fail "kunit (it did not run)"; fi
+		fi
+	else
+		fail "vm [debug] (no debug kernel)"
+		wanted kunit && fail "kunit (no debug kernel)"
+	fi
 fi
 
 if wanted harness; then

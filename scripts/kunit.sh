@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Usage: scripts/kunit.sh [run.sh option...]
+#        scripts/kunit.sh --from RUN
 #
 # Runs sroce's KUnit suites (make kunit) inside the debug kernel (KASAN,
 # lockdep, kmemleak; scripts/debug-kernel.sh builds it): the VM scenario
@@ -19,6 +20,10 @@
 # parameter ("<suite>.<case>/<parameter>") for a parameterised case.  A
 # VM that fails (a splat, a leak, a crash, no output) adds "FAIL
 # kunit.vm: <reason>".
+#
+# --from RUN reads the results of a run.sh run directory RUN in which the
+# kunit scenario already ran (make check runs it beside the debug sweep's
+# boot groups, so that no core idles while it runs).
 #
 # Exit status: 0 only if the VM passed and every case passed.
 
@@ -89,36 +94,47 @@ with open(sys.argv[3], 'w') as out:
 EOF
 }
 
-main() {
-	local run out rc=0 job verdict tmp
+# results RUN VERDICTS RC: $RESULT from the kunit job of run directory RUN,
+# whose run.sh verdict lines are in the file VERDICTS (RC: run.sh's exit).
+results() {
+	local job=$1/debug/kunit verdict tmp=$RESULT.tmp
 
-	[ -n "$SROCE_SRCVER" ] || die "linux-source-6.1 is not installed (run scripts/setup.sh)"
-	KUNIT_TOOLS=$SROCE_CACHE/debug/src-$SROCE_SRCVER/tools/testing/kunit
-	mkdir -p "$TOPDIR"
-	rm -f "$RESULT"
-	run=$(mktemp -d "$TOPDIR/run-$(date +%Y%m%d-%H%M%S)-XXXX")
-	out=$run/stdout
-	"$VM/run.sh" --kernel debug --results "$run" "$@" kunit >"$out" || rc=$?
-	cat "$out" >&2
 	[ -f "$KUNIT_TOOLS/kunit_parser.py" ] || die "no kunit_parser.py in $KUNIT_TOOLS"
-	job=$run/debug/kunit
-	tmp=$RESULT.tmp
 	: >"$tmp"
 	if [ -f "$job/console.log" ]; then
 		ktap "$job/console.log" >"$job/kunit.ktap"
 		write_result "$job/kunit.ktap" "$tmp" || echo "FAIL kunit.parse" >>"$tmp"
 	fi
-	verdict=$(sed -n 's/^FAIL: kunit \[debug\] //p' "$out")
+	verdict=$(sed -n 's/^FAIL: kunit \[debug\] //p' "$2")
 	[ -z "$verdict" ] || echo "FAIL kunit.vm: $verdict" >>"$tmp"
-	grep -q '^PASS: kunit \[debug\]' "$out" || [ -n "$verdict" ] ||
-		echo "FAIL kunit.vm: no verdict from run.sh (exit $rc)" >>"$tmp"
+	grep -q '^PASS: kunit \[debug\]' "$2" || [ -n "$verdict" ] ||
+		echo "FAIL kunit.vm: no verdict from run.sh (exit $3)" >>"$tmp"
 	mv "$tmp" "$RESULT"
 	say "$(grep -c '^PASS' "$RESULT" || true) passed," \
 		"$(grep -c '^FAIL' "$RESULT" || true) failed," \
 		"$(grep -c '^SKIP' "$RESULT" || true) skipped cases; see $RESULT (VM: $job)"
-	# Keep the last five runs.
-	find "$TOPDIR" -mindepth 1 -maxdepth 1 -name 'run-*' | sort | head -n -5 |
-		xargs -r rm -rf
+}
+
+main() {
+	local run out rc=0
+
+	[ -n "$SROCE_SRCVER" ] || die "linux-source-6.1 is not installed (run scripts/setup.sh)"
+	KUNIT_TOOLS=$SROCE_CACHE/debug/src-$SROCE_SRCVER/tools/testing/kunit
+	mkdir -p "$TOPDIR"
+	rm -f "$RESULT"
+	if [ "${1:-}" = --from ]; then
+		run=${2:?--from needs a run directory}
+		results "$run" "$run/summary.txt" 0
+	else
+		run=$(mktemp -d "$TOPDIR/run-$(date +%Y%m%d-%H%M%S)-XXXX")
+		out=$run/stdout
+		"$VM/run.sh" --kernel debug --results "$run" "$@" kunit >"$out" || rc=$?
+		cat "$out" >&2
+		results "$run" "$out" "$rc"
+		# Keep the last five runs.
+		find "$TOPDIR" -mindepth 1 -maxdepth 1 -name 'run-*' | sort | head -n -5 |
+			xargs -r rm -rf
+	fi
 	! grep -qv '^PASS' "$RESULT"
 }
 
