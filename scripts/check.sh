@@ -86,9 +86,9 @@ tier_lines() {
 # tier_scenarios KERNEL: "name volume budget" of each scenario this tier
 # runs on KERNEL through check_vm (kunit has a step of its own); in make
 # check's debug sweep, a boot group's members as one "A+B+C" at the place
-# of its first member, with the sum of their budgets.
+# of its first member, with the sum of their budgets; longest first.
 tier_scenarios() {
-	local kernel=$1 name tier stock debug boot budget vol g
+	local kernel=$1 name tier stock debug boot budget vol g pair
 	local -a order=()
 	local -A members=() sums=() vols=()
 
@@ -116,9 +116,13 @@ tier_scenarios() {
 			sums[$g]=$((sums[$g] + budget))
 		fi
 	done < <(tier_lines)
+	# Longest first, so that two VMs at a time end together; a two-guest
+	# scenario takes both slots, so those come last.
 	for g in "${order[@]}"; do
-		echo "${members[$g]} ${vols[$g]} ${sums[$g]}"
-	done
+		grep -qx '# sroce-vm: hosts 2' "tools/testing/sroce-vm/scenarios/${members[$g]%%+*}.sh" &&
+			pair=1 || pair=0
+		echo "$pair ${sums[$g]/-/0} ${members[$g]} ${vols[$g]} ${sums[$g]}"
+	done | sort -k1,1n -k2,2nr -s | cut -d' ' -f3-
 }
 
 # check_tiers: one line per scenario file, every line a scenario file,
