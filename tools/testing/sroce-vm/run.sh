@@ -387,13 +387,7 @@ judge() {
 	elif [ "$BOOT_STATE" = ok ] && [ "$WAIT_STATE" != killed ]; then
 		rc=$(sed -n "s/^SROCE-RESULT $token $name \([0-9]*\)$/\1/p" "$console" | tail -n 1)
 		if [ -z "$rc" ]; then
-			if grep -q 'Kernel panic' "$console"; then
-				reasons+=("kernel panic during the scenario")
-			elif [ "$WAIT_STATE" = timeout ]; then
-				reasons+=("VM hung: no result within ${timeout}s + grace")
-			else
-				reasons+=("VM died during the scenario")
-			fi
+			reasons+=("$(no_result "$console" "the scenario" "$timeout")")
 		elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			reasons+=("timeout after ${timeout}s")
 		elif [ "$rc" != 0 ]; then
@@ -412,6 +406,17 @@ judge() {
 	fi
 }
 
+# no_result CONSOLE WHAT TIMEOUT: why WHAT (a scenario) printed no result.
+no_result() {
+	if grep -q 'Kernel panic' "$1"; then
+		echo "kernel panic during $2"
+	elif [ "$WAIT_STATE" = timeout ]; then
+		echo "VM hung during $2: no result within ${3}s + grace"
+	else
+		echo "VM died during $2"
+	fi
+}
+
 # judge_group_end SCENARIO TOKEN TIMEOUT CONSOLE REASONS: a boot group's
 # own verdict past its boot: every member finished, then the post-scenario
 # checks did (the members' exits are their own lines' business).
@@ -421,13 +426,7 @@ judge_group_end() {
 	while IFS= read -r m; do
 		name=$(member_name "$m")
 		grep -q "^SROCE-RESULT $token $name [0-9]*$" "$console" && continue
-		if grep -q 'Kernel panic' "$console"; then
-			out+=("kernel panic during $name")
-		elif [ "$WAIT_STATE" = timeout ]; then
-			out+=("VM hung during $name: no result within ${timeout}s + grace")
-		else
-			out+=("VM died during $name")
-		fi
+		out+=("$(no_result "$console" "$name" "$timeout")")
 		return
 	done < <(group_members "$scenario")
 	grep -q "^SROCE-DONE $token" "$console" || out+=("post-scenario checks did not finish")
