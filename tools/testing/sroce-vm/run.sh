@@ -333,13 +333,13 @@ scenario_mem() {
 	echo "$max"
 }
 
-# scenario_timeout SCENARIO: its "timeout" line (a group: the members' sum)
+# scenario_timeout SCENARIO: its "timeout" line, or --timeout (a group:
+# the members' sum)
 scenario_timeout() {
 	local t sum=0
-	if [ -n "$TIMEOUT" ]; then echo "$TIMEOUT"; return; fi
 	while IFS= read -r t; do
 		t=$(scenario_header "$t" timeout | head -n 1)
-		sum=$((sum + ${t:-300}))
+		sum=$((sum + ${TIMEOUT:-${t:-300}}))
 	done < <(group_members "$1")
 	echo "$sum"
 }
