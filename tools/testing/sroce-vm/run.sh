@@ -436,7 +436,7 @@ judge_group_end() {
 # boot group, or nothing: its exit, and the splats of the console lines
 # printed between its start and its result.
 judge_member() {
-	local job=$1 member=$2 token=$3 name rc splat ignores=()
+	local job=$1 member=$2 token=$3 name rc splat ignores=() why=""
 	name=$(member_name "$member")
 	if [ "$BOOT_STATE" != ok ]; then
 		echo "the group's boot failed"
@@ -445,14 +445,15 @@ judge_member() {
 	rc=$(sed -n "s/^SROCE-RESULT $token $name \([0-9]*\)$/\1/p" "$job/console.log" | tail -n 1)
 	case $rc in
 	'') echo "did not finish (see the group's line)"; return ;;
-	124|137) echo "timeout after $(scenario_timeout "$member")s" ;;
+	124|137) why="timeout after $(scenario_timeout "$member")s" ;;
 	0) ;;
-	*) echo "exit $rc" ;;
+	*) why="exit $rc" ;;
 	esac
 	mapfile -t ignores < <(scenario_header "$member" ignore-splat)
 	splat=$(splat_lines <(sed -n "/^SROCE-BEGIN $token $name$/,/^SROCE-RESULT $token $name /p" \
 		"$job/console.log") /dev/null "${ignores[@]}" | head -n 1)
-	[ -z "$splat" ] || echo "kernel splat: ${splat:0:160}"
+	[ -z "$splat" ] || why+="${why:+; }kernel splat: ${splat:0:160}"
+	echo "$why"
 }
 
 show_console() {
