@@ -168,13 +168,33 @@ pick_accel() {
 	vm_say "accelerator: ${ACCEL_ARGS[*]}"
 }
 
-# KVM is used only if a VM really runs with it, with the CPU model it
-# would get: some hosts (nested virtualisation) open /dev/kvm and create a
-# stopped VM, then abort once "-cpu host" vCPUs start (an MSR they refuse).
+# KVM is used only if a kernel really boots with it, with the CPU model
+# it would get: some hosts (nested virtualisation) open /dev/kvm and
+# create a VM, then abort once "-cpu host" vCPUs start (an MSR they
+# refuse), or run them without a single instruction of the guest ever
+# printing. The stock kernel must reach its first console line; the
+# verdict is kept for the host's boot (boot_id), since each run.sh asks.
 kvm_works() {
+	local image verdict boot
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
-	(sleep 2; echo quit) | timeout 20 qemu-system-x86_64 -accel kvm -cpu host \
-		-machine pc -nodefaults -display none -monitor stdio >/dev/null 2>&1
+	boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	verdict=$SROCE_CACHE/kvm-verdict
+	if [ -f "$verdict" ] && [ "$(sed -n 1p "$verdict")" = "$boot" ]; then
+		[ "$(sed -n 2p "$verdict")" = yes ]
+		return
+	fi
+	image=$(find "$SROCE_CACHE/stock" -mindepth 2 -maxdepth 2 -name vmlinux 2>/dev/null | head -n 1)
+	[ -n "$image" ] || return 1	# nothing to boot yet: TCG
+	if timeout 30 qemu-system-x86_64 -accel kvm -cpu host -machine pc \
+		-nodefaults -display none -m 256 -no-reboot -serial stdio \
+		-kernel "$image" -append "console=ttyS0 panic=-1" </dev/null 2>/dev/null |
+		grep -q -m 1 'Linux version'; then
+		printf '%s\nyes\n' "$boot" >"$verdict"
+		return 0
+	fi
+	printf '%s\nno\n' "$boot" >"$verdict"
+	vm_say "KVM opens but a guest never printed under it: using TCG"
+	return 1
 }
 
 # start_qemu JOBDIR KERNEL_IMAGE INITRD TOKEN: CPU_ARGS (from a scenario's
