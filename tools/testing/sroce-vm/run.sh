@@ -521,12 +521,14 @@ run_guest() {
 # the job directory JOB, run the scenario, judge it; the failure reason
 # (empty for a pass) goes to JOB/verdict.  A scenario's "# sroce-vm: ko
 # VARIANT" line gives it that build of sroce.ko (lib.sh build_ko),
-# "# sroce-vm: cpu MODEL" that QEMU CPU model under TCG, and "# sroce-vm:
+# "# sroce-vm: cpu MODEL" that QEMU CPU model under TCG, "# sroce-vm: cpus
+# N" at least N vCPUs (whatever --jobs gives the others), and "# sroce-vm:
 # append ARGS" those kernel command-line arguments.
 run_guest_once() {
 	local scenario=$1 name=$2 job=$3 timeout=$4 role=${5:-} shared=${6:-}
 	local token reason t0 deadline rc=0 what=$name kill="" variant
 	local KO_PATH=$KO_PATH KO_ERROR=$KO_ERROR CPU_MODEL APPEND=$APPEND arg
+	local VM_CPUS=$VM_CPUS cpus
 	[ -z "$role" ] || { what="$name/$role"; kill=$shared/kill-$role; }
 	mkdir -p "$job/results"
 	token=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
@@ -534,6 +536,8 @@ run_guest_once() {
 	variant=$(scenario_header "$scenario" ko | head -n 1)
 	if [ -n "$variant" ] && [ "$BUILD_KO" = 1 ]; then build_ko "$variant"; fi
 	CPU_MODEL=$(scenario_header "$scenario" cpu | head -n 1)
+	cpus=$(scenario_header "$scenario" cpus | head -n 1)
+	if [[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -gt "$VM_CPUS" ]; then VM_CPUS=$cpus; fi
 	while IFS= read -r arg; do APPEND+=" $arg"; done < <(scenario_header "$scenario" append)
 	write_job_env "$job" "$scenario" "$name" "$timeout" "$role" "$shared"
 	if ! build_scenario_modules "$scenario" "$job"; then

@@ -14,9 +14,11 @@
 # "-cpu max" gives the guest PCLMULQDQ, so that the crypto API's crc32 is
 # crc32-pclmul, the engine the ICRC suite compares with lib/crc32.  The
 # debug kernel is allnoconfig-based, so KUNIT_DEFAULT_ENABLED is off:
-# kunit.enable=1 turns KUnit on for this boot only.
+# kunit.enable=1 turns KUnit on for this boot only. Two vCPUs: a case
+# races a second thread against the driver (sroce_abuse's ring case).
 # sroce-vm: ko kunit
 # sroce-vm: cpu max
+# sroce-vm: cpus 2
 # sroce-vm: append kunit.enable=1
 # sroce-vm: timeout 1500
 
