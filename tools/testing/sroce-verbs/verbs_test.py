@@ -19,6 +19,8 @@ Run it with Debian's /usr/bin/python3 (python3-pyverbs), as root.
 
 import argparse
 import errno
+import os
+import subprocess
 import sys
 import time
 
@@ -943,6 +945,70 @@ def t_restrack(t):
     for kind in ('qp', 'cq', 'mr', 'pd'):
         left = mine(restrack(kind, dev))
         check(not left, f'restrack still lists {kind}: {left}')
+
+
+# ------------------------------------------------------------------ memcg
+
+CGROOT = '/sys/fs/cgroup'
+MEMCG_WR = 16384
+# A child that joins the cgroup, then creates a QP with deep rings and
+# prints how much the cgroup's memory.current grew.
+MEMCG_CHILD = f"""
+import os, sys
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from verbs_lib import create_qp
+cg = sys.argv[2]
+with open(cg + '/cgroup.procs', 'w') as f:
+    f.write(str(os.getpid()))
+ctx = Context(name=sys.argv[1])
+pd = PD(ctx)
+cq = CQ(ctx, 64, None, None, 0)
+def current():
+    with open(cg + '/memory.current') as f:
+        return int(f.read())
+before = current()
+qp, _ = create_qp(pd, cq, {RC}, send_wr={MEMCG_WR}, recv_wr={MEMCG_WR})
+print(current() - before, flush=True)
+"""
+
+
+def memcg_dir():
+    """A fresh child cgroup with the memory controller, or Skip."""
+    if not os.path.exists(f'{CGROOT}/cgroup.controllers'):
+        os.makedirs(CGROOT, exist_ok=True)
+        if subprocess.run(['mount', '-t', 'cgroup2', 'none', CGROOT],
+                          check=False).returncode:
+            raise Skip('no cgroup2 file system in this kernel')
+    with open(f'{CGROOT}/cgroup.controllers', encoding='ascii') as f:
+        if 'memory' not in f.read().split():
+            raise Skip('this kernel has no memory controller')
+    with open(f'{CGROOT}/cgroup.subtree_control', 'w', encoding='ascii') as f:
+        f.write('+memory')
+    path = f'{CGROOT}/sroce-verbs-memcg'
+    if os.path.isdir(path):
+        os.rmdir(path)
+    os.mkdir(path)
+    return path
+
+
+@test('memcg: a QP\'s ring memory is charged to its creator\'s memory cgroup')
+def t_ring_memcg(t):
+    path = memcg_dir()
+    t.defer(lambda: os.rmdir(path))
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, '-c', MEMCG_CHILD, t.env.dev, path],
+                         cwd=here, env=dict(os.environ, PYTHONPATH=here),
+                         capture_output=True, text=True, timeout=60,
+                         check=False)
+    check(out.returncode == 0, f'child failed: {out.stderr.strip()}')
+    grew = int(out.stdout.split()[-1])
+    # Two rings of MEMCG_WR slots, at least 128 bytes a send WQE and 32
+    # a receive WQE (rdma_user_rxe.h), plus the requester's per-WQE state.
+    want = MEMCG_WR * (128 + 32)
+    check(grew >= want, f'memory.current grew by {grew} bytes creating the '
+          f'QP; its rings alone take at least {want}')
 
 
 # ------------------------------------------------------------------ stress

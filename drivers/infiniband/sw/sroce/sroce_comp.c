@@ -47,6 +47,7 @@
 #include "sroce_qp.h"
 #include "sroce_req.h"
 #include "sroce_stats.h"
+#include "sroce_task.h"
 #include "sroce_wqe.h"
 
 /* Flushed WQEs per call of the task function. */
@@ -658,7 +659,13 @@ static int sroce_comp_flush(struct sroce_qp *qp)
 	for (n = 0; n < SROCE_COMP_FLUSH_BATCH; n++) {
 		memset(&wc, 0, sizeof(wc));
 		spin_lock_irqsave(&sq->lock, flags);
+		/* what sroce_wq_flush_sq() asked for is done */
+		if (!sq->flush_left) {
+			spin_unlock_irqrestore(&sq->lock, flags);
+			return 0;
+		}
 		if (sroce_queue_empty(&sq->queue)) {
+			sq->flush_left = 0;
 			sq->head = sq->queue.cons;
 			qp->req.replays = 0;
 			qp->req.rd_atomic = 0;
@@ -672,6 +679,7 @@ static int sroce_comp_flush(struct sroce_qp *qp)
 		wc.opcode = sroce_wqe_wc_opcode(READ_ONCE(slot->wr.opcode));
 		at_head = sq->head == sq->queue.cons;
 		sroce_queue_advance_consumer(&sq->queue);
+		sq->flush_left--;
 		if (at_head)
 			sq->head = sq->queue.cons;
 		spin_unlock_irqrestore(&sq->lock, flags);
@@ -683,6 +691,41 @@ static int sroce_comp_flush(struct sroce_qp *qp)
 			sroce_qp_fatal(qp);
 	}
 	return 1;
+}
+
+/*
+ * In SQD, with a drain notification asked for: raise it once every WQE
+ * the requester started has completed (IBA 11.6.3: the SQ is drained
+ * when no WQE is outstanding, not when SQD is entered).
+ */
+static void sroce_comp_check_drained(struct sroce_qp *qp)
+{
+	struct sroce_qp_sq *sq = &qp->sq;
+	unsigned long flags;
+	bool drained;
+
+	if (!test_bit(SROCE_COMP_SQD_NOTIFY, &qp->comp.flags))
+		return;
+	spin_lock_irqsave(&sq->lock, flags);
+	drained = sq->queue.cons == sq->head && !READ_ONCE(qp->req.in_msg);
+	spin_unlock_irqrestore(&sq->lock, flags);
+	if (drained && test_and_clear_bit(SROCE_COMP_SQD_NOTIFY, &qp->comp.flags))
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
+/**
+ * sroce_comp_notify_drained() - raise IB_EVENT_SQ_DRAINED when drained
+ * @qp: the QP, just moved to SQD with en_sqd_async_notify
+ *
+ * The completer raises the event once the WQEs in flight have
+ * completed, at once if there are none.
+ *
+ * Context: any.
+ */
+void sroce_comp_notify_drained(struct sroce_qp *qp)
+{
+	set_bit(SROCE_COMP_SQD_NOTIFY, &qp->comp.flags);
+	sroce_task_schedule(&qp->comp.task);
 }
 
 /* Drop what the completer holds for a QP that is not sending. */
@@ -704,13 +747,17 @@ static int sroce_comp_run(void *arg)
 	sroce_qp_params_get(qp, &p);
 	switch (p.state) {
 	case IB_QPS_RTS:
+		clear_bit(SROCE_COMP_SQD_NOTIFY, &comp->flags);
+		break;
 	case IB_QPS_SQD:
 		break;
 	case IB_QPS_ERR:
 	case IB_QPS_SQE:
+		clear_bit(SROCE_COMP_SQD_NOTIFY, &comp->flags);
 		sroce_comp_drop(qp);
 		return sroce_comp_flush(qp);
 	default:
+		clear_bit(SROCE_COMP_SQD_NOTIFY, &comp->flags);
 		sroce_comp_drop(qp);
 		return 0;
 	}
@@ -730,6 +777,8 @@ static int sroce_comp_run(void *arg)
 			sroce_comp_retry(qp, &p, SROCE_RETRY_TIMEOUT);
 		if (test_and_clear_bit(SROCE_COMP_RNR_DONE, &comp->flags))
 			sroce_comp_rnr_done(qp, &p);
+		if (p.state == IB_QPS_SQD)
+			sroce_comp_check_drained(qp);
 		return 0;
 	}
 	pkt = sroce_skb_pkt(skb);
@@ -772,7 +821,9 @@ void sroce_comp_kick(struct sroce_qp *qp)
  * slots: rping, which posts a SEND per message without waiting for the
  * last one's completion, saw its 16-deep send queue fill that way on one
  * vCPU. Responses that carry data (READ, atomic), and anything behind a
- * backlog, go to the worker: their scatter is no work for softirq.
+ * backlog, go to the worker: their scatter is no work for softirq. Past
+ * SROCE_COMP_BACKLOG packets waiting, the packet is dropped and counted
+ * (dropped_backlog): the retry rules recover what it carried.
  *
  * Context: any.
  */
@@ -780,19 +831,25 @@ void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	bool ack = sroce_skb_pkt(skb)->opcode == IB_OPCODE_RC_ACKNOWLEDGE;
 	struct sroce_comp *comp = &qp->comp;
-	bool closed, here = false;
+	bool closed, full, here = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&comp->rxq.lock, flags);
+	full = skb_queue_len(&comp->rxq) >= SROCE_COMP_BACKLOG;
 	closed = comp->closed;
-	if (!closed) {
+	if (!closed && !full) {
 		here = ack && skb_queue_empty(&comp->rxq);
 		__skb_queue_tail(&comp->rxq, skb);
 	}
 	spin_unlock_irqrestore(&comp->rxq.lock, flags);
-	if (closed)
+	if (closed || full) {
+		if (full)
+			sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
+					SROCE_CNT_DROPPED_BACKLOG);
 		kfree_skb(skb);
-	else if (here)
+		return;
+	}
+	if (here)
 		sroce_comp_kick(qp);
 	else
 		sroce_task_schedule(&comp->task);

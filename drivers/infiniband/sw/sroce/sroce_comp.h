@@ -74,6 +74,8 @@ struct sroce_comp {
 #define SROCE_COMP_TIMEOUT	0
 /* sroce_comp.flags: the RNR delay is over: resend */
 #define SROCE_COMP_RNR_DONE	1
+/* sroce_comp.flags: raise IB_EVENT_SQ_DRAINED once the SQ has drained */
+#define SROCE_COMP_SQD_NOTIFY	2
 
 /* rnr_retry value that means "retry for ever" */
 #define SROCE_RNR_RETRY_INFINITE	7
@@ -123,6 +125,7 @@ void sroce_comp_stop(struct sroce_qp *qp);
 void sroce_comp_reset(struct sroce_qp *qp);
 void sroce_comp_cleanup(struct sroce_qp *qp);
 void sroce_comp_kick(struct sroce_qp *qp);
+void sroce_comp_notify_drained(struct sroce_qp *qp);
 void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p);
 void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb);
 

@@ -29,6 +29,7 @@
 #include "sroce_ah.h"
 #include "sroce_cq.h"
 #include "sroce_dev.h"
+#include "sroce_frmr.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
 #include "sroce_pd.h"
@@ -429,7 +430,7 @@ void sroce_dev_put(struct sroce_dev *sdev)
 void sroce_dev_remove_all(void)
 {
 	struct sroce_dev *sdev;
-	unsigned long index;
+	unsigned long index = 0;
 
 	mutex_lock(&sroce_devs_mutex);
 	while ((sdev = xa_find(&sroce_devs, &index, ULONG_MAX, XA_PRESENT))) {

@@ -41,6 +41,16 @@ struct sroce_stats;
 #define SROCE_MAX_FAST_REG_PAGES	512
 #define SROCE_MAX_MCAST_GRP		8192
 #define SROCE_MAX_MCAST_QP_ATTACH	56
+/*
+ * Received packets one QP's responder and completer may have waiting.
+ * A flood (QP1's Q_Key is public; anyone may send to it) is dropped past
+ * them and counted in dropped_backlog. The completer's is larger: it
+ * holds the responses of up to SROCE_MAX_RD_ATOMIC outstanding READs, 64
+ * KiB each at path MTU 1024 in perftest's defaults.
+ */
+#define SROCE_RESP_BACKLOG		4096
+#define SROCE_COMP_BACKLOG		16384
+
 #define SROCE_VENDOR_ID			0xffffff
 
 /* QPNs handed out to QPs other than QP0/QP1; 24 bits on the wire. */

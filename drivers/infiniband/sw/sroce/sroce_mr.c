@@ -31,6 +31,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
+#include <rdma/ib_pack.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -41,10 +42,6 @@
 
 /* Pages of a user MR mapped between two cond_resched() calls. */
 #define SROCE_MR_RESCHED_PAGES		1024
-
-/* map_mr_sg page sizes: what query_device reports in page_size_cap. */
-#define SROCE_FRMR_MIN_PAGE_SIZE	PAGE_SIZE
-#define SROCE_FRMR_MAX_PAGE_SIZE	SZ_2G
 
 /* ---- validation ------------------------------------------------------- */
 
@@ -259,7 +256,8 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 
-	mr->pages = kvmalloc_array(count, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvmalloc_array(count, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_discard;
@@ -325,7 +323,10 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 
 	mr->page_list = kcalloc(max_num_sg, sizeof(*mr->page_list),
 				GFP_KERNEL);
-	if (!mr->page_list) {
+	mr->map_list = kcalloc(max_num_sg, sizeof(*mr->map_list), GFP_KERNEL);
+	if (!mr->page_list || !mr->map_list) {
+		kfree(mr->page_list);
+		kfree(mr->map_list);
 		sroce_mr_discard(mr);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -344,6 +345,7 @@ static void sroce_mr_free(struct sroce_mr *mr)
 		break;
 	case SROCE_MR_FRMR:
 		kfree(mr->page_list);
+		kfree(mr->map_list);
 		break;
 	case SROCE_MR_DMA:
 		break;
@@ -431,170 +433,6 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-/* ---- fast registration ------------------------------------------------ */
-
-static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
-{
-	struct sroce_mr *mr = to_sroce_mr(ibmr);
-
-	if (mr->mapped >= mr->max_pages)
-		return -ENOMEM;
-	mr->page_list[mr->mapped++] = addr;
-	return 0;
-}
-
-/**
- * sroce_map_mr_sg() - ib_device_ops.map_mr_sg
- * @ibmr: an MR from sroce_alloc_mr(); ib_map_mr_sg() has set page_size
- * @sg: the DMA-mapped (here: kernel virtual) scatterlist
- * @sg_nents: entries in @sg
- * @sg_offset: offset into the first entry, updated as ib_sg_to_pages() does
- *
- * Records the pages and ibmr->iova/length. They take effect only when an
- * IB_WR_REG_MR executes, so consumers may map before the LOCAL_INV of the
- * previous registration has run.
- *
- * Context: process context or softirq, as the ULP calls it; the ULP
- * serialises it against IB_WR_REG_MR of the same MR.
- * Return: the number of @sg entries mapped, or a negative errno (-EINVAL
- * for a bad page size or a non fast-reg MR).
- */
-int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		    unsigned int *sg_offset)
-{
-	struct sroce_mr *mr = to_sroce_mr(ibmr);
-	int n;
-
-	if (mr->kind != SROCE_MR_FRMR)
-		return -EINVAL;
-	if (!is_power_of_2(ibmr->page_size) ||
-	    ibmr->page_size < SROCE_FRMR_MIN_PAGE_SIZE ||
-	    ibmr->page_size > SROCE_FRMR_MAX_PAGE_SIZE)
-		return -EINVAL;
-
-	mr->mapped = 0;
-	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
-	if (n > 0)
-		mr->map_offset = ibmr->iova & (ibmr->page_size - 1);
-	return n;
-}
-
-/**
- * sroce_mr_fast_reg() - execute an IB_WR_REG_MR
- * @pd: the PD of the QP that posted it
- * @ibmr: the MR named in the work request (a kernel pointer: user WQEs
- *	must never reach here)
- * @key: the new lkey/rkey; only its low byte may differ from the MR's
- * @access: IB_ACCESS_* flags of the registration
- *
- * The MR must be a fast-reg MR of @pd, INVALID, and mapped by
- * map_mr_sg; it becomes VALID with the mapping and @key.
- *
- * Context: any; takes mr->lock with interrupts off.
- * Return: IB_WC_SUCCESS; IB_WC_LOC_PROT_ERR when the MR belongs to
- * another PD; IB_WC_LOC_QP_OP_ERR for anything else (not a fast-reg MR,
- * nothing mapped, bad @access, @key of another index, MR not INVALID).
- */
-enum ib_wc_status sroce_mr_fast_reg(struct ib_pd *pd, struct ib_mr *ibmr,
-				    u32 key, u32 access)
-{
-	struct sroce_mr *mr = to_sroce_mr(ibmr);
-	enum ib_wc_status status = IB_WC_SUCCESS;
-	unsigned int shift;
-	unsigned long flags;
-
-	if (mr->kind != SROCE_MR_FRMR)
-		return IB_WC_LOC_QP_OP_ERR;
-	if (ibmr->pd != pd)
-		return IB_WC_LOC_PROT_ERR;
-	if (sroce_mr_access_check(access) || !mr->mapped ||
-	    !is_power_of_2(ibmr->page_size))
-		return IB_WC_LOC_QP_OP_ERR;
-
-	shift = ilog2(ibmr->page_size);
-	if (!sroce_range_within(0, (u64)mr->mapped << shift, mr->map_offset,
-				ibmr->length))
-		return IB_WC_LOC_QP_OP_ERR;
-
-	spin_lock_irqsave(&mr->lock, flags);
-	if (mr->dead || mr->state != SROCE_MR_INVALID ||
-	    !sroce_key_same_object(mr->key, key)) {
-		status = IB_WC_LOC_QP_OP_ERR;
-	} else {
-		mr->access = access & SROCE_ACCESS_MR;
-		mr->iova = ibmr->iova;
-		mr->length = ibmr->length;
-		mr->page_shift = shift;
-		mr->first_offset = mr->map_offset;
-		mr->num_pages = mr->mapped;
-		WRITE_ONCE(mr->key, key);
-		mr->state = SROCE_MR_VALID;
-	}
-	spin_unlock_irqrestore(&mr->lock, flags);
-	return status;
-}
-
-static enum ib_wc_status sroce_mr_invalidate(struct sroce_mr *mr,
-					     struct ib_pd *pd, u32 key)
-{
-	enum ib_wc_status status = IB_WC_SUCCESS;
-	unsigned long flags;
-
-	if (mr->kind != SROCE_MR_FRMR || mr->ibmr.pd != pd)
-		return IB_WC_LOC_PROT_ERR;
-
-	spin_lock_irqsave(&mr->lock, flags);
-	if (mr->key != key || atomic_read(&mr->num_mw))
-		status = IB_WC_LOC_PROT_ERR;
-	else
-		mr->state = SROCE_MR_INVALID;
-	spin_unlock_irqrestore(&mr->lock, flags);
-	return status;
-}
-
-/**
- * sroce_key_invalidate() - execute a LOCAL_INV, or a SEND_WITH_INV's rkey
- * @sdev: the device
- * @pd: the PD of the QP that executes it
- * @key: the exact current key of a fast-reg MR or a type-2 MW
- *
- * An FRMR becomes INVALID; a type-2 MW becomes unbound. Invalidating an
- * object that is already invalid succeeds.
- *
- * Context: any; takes the object's lock with interrupts off.
- * Return: IB_WC_SUCCESS, or (IBA 11.6.2) for an MR: IB_WC_LOC_PROT_ERR
- * when @key names nothing, is stale, names a DMA or user MR, an MR of
- * another PD or an MR with bound windows; for an MW: IB_WC_LOC_PROT_ERR
- * for a stale key, IB_WC_MW_BIND_ERR for a type-1 MW or an MW of another
- * PD. The responder turns a failure into its own NAK.
- */
-enum ib_wc_status sroce_key_invalidate(struct sroce_dev *sdev,
-				       struct ib_pd *pd, u32 key)
-{
-	enum ib_wc_status status = IB_WC_LOC_PROT_ERR;
-	unsigned int tag = 0;
-	void *obj;
-
-	rcu_read_lock();
-	obj = sroce_key_lookup(sdev, key, &tag);
-	if (obj && tag == SROCE_KEY_TAG_MR && !sroce_mr_tryget(obj))
-		obj = NULL;
-	if (obj && tag == SROCE_KEY_TAG_MW && !sroce_mw_tryget(obj))
-		obj = NULL;
-	rcu_read_unlock();
-	if (!obj)
-		return status;
-
-	if (tag == SROCE_KEY_TAG_MR) {
-		status = sroce_mr_invalidate(obj, pd, key);
-		sroce_mr_put(obj);
-	} else {
-		status = sroce_mw_invalidate(obj, pd, key);
-		sroce_mw_put(obj);
-	}
-	return status;
-}
-
 /* ---- the data path ---------------------------------------------------- */
 
 /* What the data path needs of an MR, read in one go under its lock. */
@@ -607,6 +445,7 @@ struct sroce_mr_view {
 	u64 first_offset;
 	unsigned int page_shift;
 	unsigned long num_pages;
+	u64 *page_list;
 };
 
 static void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v)
@@ -622,6 +461,8 @@ static void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v)
 	v->first_offset = mr->first_offset;
 	v->page_shift = mr->page_shift;
 	v->num_pages = mr->num_pages;
+	/* a fast-reg swaps lists: translate through the one just checked */
+	v->page_list = mr->kind == SROCE_MR_FRMR ? mr->page_list : NULL;
 	spin_unlock_irqrestore(&mr->lock, flags);
 }
 
@@ -693,12 +534,13 @@ static void sroce_copy_bytes(void *mem, void *buf, size_t len,
 		memcpy(buf, mem, len);
 }
 
-/* One page's worth of a copy: @mem is the page's kernel address. */
-static void *sroce_mr_page_va(struct sroce_mr *mr, u64 index)
+/* The kernel address of page @index of a paged MR, mapped. */
+static void *sroce_mr_page_va(struct sroce_mr *mr,
+			      const struct sroce_mr_view *v, u64 index)
 {
 	if (mr->kind == SROCE_MR_USER)
 		return kmap_local_page(mr->pages[index]);
-	return (void *)(uintptr_t)mr->page_list[index];
+	return (void *)(uintptr_t)v->page_list[index];
 }
 
 static void sroce_mr_page_unmap(struct sroce_mr *mr, void *va)
@@ -727,7 +569,7 @@ static int sroce_mr_copy_pages(struct sroce_mr *mr,
 
 		if (index >= v->num_pages)
 			return -EFAULT;
-		va = sroce_mr_page_va(mr, index);
+		va = sroce_mr_page_va(mr, v, index);
 		sroce_copy_bytes(va + off, buf, chunk, dir);
 		sroce_mr_page_unmap(mr, va);
 
@@ -784,41 +626,83 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
 	return err;
 }
 
-/**
- * sroce_mr_atomic_ptr() - the target of an atomic operation
- * @mr: the MR, referenced; the caller ran the access checks
- * @iova: address of the 8-byte target
- *
- * The pointer stays valid while the caller holds its reference on @mr.
- *
- * Context: any.
- * Return: a kernel pointer to the target, or NULL when @iova is not
- * 8-byte aligned, not inside the MR, or the MR is not writable.
- */
-u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova)
+/* Serialises the atomics of all QPs against each other. */
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+/* The kernel address of the 8 bytes at @iova, once @v has been checked. */
+static u64 *sroce_mr_atomic_target(struct sroce_mr *mr,
+				   const struct sroce_mr_view *v, u64 iova)
 {
-	struct sroce_mr_view v;
 	u64 index, off;
 	void *base;
 
-	if (!IS_ALIGNED(iova, sizeof(u64)))
-		return NULL;
-	sroce_mr_view(mr, &v);
-	if (!(v.access & IB_ACCESS_LOCAL_WRITE) ||
-	    !sroce_range_within(v.iova, v.length, iova, sizeof(u64)))
-		return NULL;
 	if (mr->kind == SROCE_MR_DMA)
 		return (u64 *)(uintptr_t)iova;
-
-	sroce_mr_page_pos(v.first_offset, v.page_shift, iova - v.iova, &index,
-			  &off);
-	if (index >= v.num_pages)
+	sroce_mr_page_pos(v->first_offset, v->page_shift, iova - v->iova,
+			  &index, &off);
+	if (index >= v->num_pages)
 		return NULL;
 	if (mr->kind == SROCE_MR_USER)
 		base = page_address(mr->pages[index]);
 	else
-		base = (void *)(uintptr_t)mr->page_list[index];
+		base = (void *)(uintptr_t)v->page_list[index];
 	return base ? base + off : NULL;
+}
+
+/**
+ * sroce_mr_atomic() - execute an atomic operation on an MR
+ * @mr: the MR, referenced; the caller ran the access checks
+ * @iova: address of the 8-byte target
+ * @op: IB_OPCODE_RC_COMPARE_SWAP or IB_OPCODE_RC_FETCH_ADD
+ * @compare: the value compared with (compare and swap)
+ * @swap_add: the value swapped in, or added
+ * @orig: set to the target's value before the operation
+ *
+ * The alignment that IBA 9.4.5 requires is checked on the kernel
+ * address, not only on @iova: a user MR registered at an iova that is
+ * not congruent to its address modulo 8, or an FRMR whose iova a ULP
+ * rebased, puts an aligned @iova at an unaligned kernel address, whose
+ * 8 bytes may run into the next page, which is not the MR's. Aligned,
+ * they never cross a page. The operation runs under RCU, with the MR's
+ * state checked again, so that it is ordered before a dereg that
+ * returns (sroce_dereg_mr()).
+ *
+ * Context: any; does not sleep.
+ * Return: 0; -EINVAL when the target is not 8-byte aligned; -EACCES when
+ * the MR is no longer valid or not writable; -EFAULT when the target is
+ * not (or no longer) inside the MR.
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, u8 op, u64 compare,
+		    u64 swap_add, u64 *orig)
+{
+	struct sroce_mr_view v;
+	u64 *target;
+	int err = 0;
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	rcu_read_lock();
+	sroce_mr_view(mr, &v);
+	if (v.state != SROCE_MR_VALID || !(v.access & IB_ACCESS_LOCAL_WRITE))
+		err = -EACCES;
+	else if (!sroce_range_within(v.iova, v.length, iova, sizeof(u64)))
+		err = -EFAULT;
+	target = err ? NULL : sroce_mr_atomic_target(mr, &v, iova);
+	if (!err && !target)
+		err = -EFAULT;
+	else if (target && !IS_ALIGNED((uintptr_t)target, sizeof(u64)))
+		err = -EINVAL;
+	if (!err) {
+		spin_lock_bh(&sroce_atomic_lock);
+		*orig = *target;
+		if (op == IB_OPCODE_RC_FETCH_ADD)
+			*target = *orig + swap_add;
+		else if (*orig == compare)
+			*target = swap_add;
+		spin_unlock_bh(&sroce_atomic_lock);
+	}
+	rcu_read_unlock();
+	return err;
 }
 
 /**

@@ -109,9 +109,13 @@ enum sroce_mr_state {
  * @page_shift: log2 of the page size of the page map
  * @num_pages: entries of the page map in use
  * @pages: user MR: the pinned pages, kvmalloc'd, one per PAGE_SIZE
- * @page_list: FRMR: kernel virtual addresses of the pages
- * @max_pages: FRMR: capacity of @page_list (max_num_sg)
- * @mapped: FRMR: entries map_mr_sg filled; IB_WR_REG_MR takes them
+ * @page_list: FRMR: kernel virtual addresses of the pages of the
+ *	registration in force (the live list)
+ * @map_list: FRMR: the staging list map_mr_sg fills; IB_WR_REG_MR swaps
+ *	it with @page_list (sroce_frmr.c)
+ * @max_pages: FRMR: capacity of each list (max_num_sg)
+ * @mapped: FRMR: entries map_mr_sg staged in @map_list since the last
+ *	registration; IB_WR_REG_MR takes them
  * @map_offset: FRMR: offset of the mapped data in its first page, as
  *	map_mr_sg found it (a ULP may rebase ibmr.iova afterwards)
  * @umem: user MR: the pinned memory
@@ -138,6 +142,7 @@ struct sroce_mr {
 		struct page **pages;
 		u64 *page_list;
 	};
+	u64 *map_list;
 	unsigned int max_pages;
 	unsigned int mapped;
 	u64 map_offset;
@@ -170,8 +175,6 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			     u32 max_num_sg);
-int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		    unsigned int *sg_offset);
 
 /* data path */
 struct sroce_mr *sroce_mr_get_lkey(struct sroce_dev *sdev, u32 lkey);
@@ -180,14 +183,11 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   u32 access);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
 		  enum sroce_copy_dir dir);
-u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, u8 op, u64 compare,
+		    u64 swap_add, u64 *orig);
 struct sroce_mr *sroce_rkey_get(struct sroce_dev *sdev, u32 rkey,
 				struct ib_pd *pd, u32 qpn, u64 iova, u64 len,
 				u32 access, int *err);
-enum ib_wc_status sroce_mr_fast_reg(struct ib_pd *pd, struct ib_mr *ibmr,
-				    u32 key, u32 access);
-enum ib_wc_status sroce_key_invalidate(struct sroce_dev *sdev,
-				       struct ib_pd *pd, u32 key);
 
 /**
  * sroce_mr_tryget() - take a reference unless the MR is being destroyed

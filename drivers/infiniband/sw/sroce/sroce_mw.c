@@ -162,11 +162,13 @@ static bool sroce_mw_may_bind(const struct sroce_mw *mw, struct ib_pd *qp_pd,
 	/* Zero-based windows are optional; librxe refuses them too. */
 	if (b->access & IB_ZERO_BASED || b->access & ~IB_ACCESS_SUPPORTED)
 		return false;
+	/* The QP, the window and (sroce_mw_mr_may_bind()) the MR: one PD. */
+	if (mw->ibmw.pd != qp_pd)
+		return false;
 	if (mw->ibmw.type == IB_MW_TYPE_1)
 		return true;
-	/* Type 2: free, of the QP's PD, and a bind is never an unbind. */
-	return mw->state == SROCE_MW_FREE && mw->ibmw.pd == qp_pd &&
-	       b->length;
+	/* Type 2: free, and a bind is never an unbind. */
+	return mw->state == SROCE_MW_FREE && b->length;
 }
 
 /* IBA 10.6.7.2: the MR's side of a bind (C10-73, C10-74, C10-75). */

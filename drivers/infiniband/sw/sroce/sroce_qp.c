@@ -179,9 +179,9 @@ static void sroce_qp_entered(struct sroce_qp *qp, enum ib_qp_state state)
 		sroce_wq_flush_sq(qp);
 		break;
 	case IB_QPS_SQD:
-		/* Nothing is in flight yet when the transport is idle. */
+		/* The requester ends the message it is sending, no more. */
 		if (qp->p.sqd_notify)
-			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+			sroce_comp_notify_drained(qp);
 		break;
 	case IB_QPS_RTS:
 		sroce_comp_start(qp, &qp->p);

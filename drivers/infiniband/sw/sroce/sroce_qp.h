@@ -75,6 +75,8 @@ struct sroce_qp_params {
  * @max_wr: depth reported to the consumer
  * @max_sge: SGEs per WQE reported to the consumer
  * @max_inline: inline bytes per WQE reported to the consumer
+ * @flush_left: WQEs the flush in progress may still complete: what the
+ *	ring can hold, set by each sroce_wq_flush_sq(); guarded by @lock
  */
 struct sroce_qp_sq {
 	spinlock_t lock; /* see above */
@@ -83,6 +85,7 @@ struct sroce_qp_sq {
 	u32 max_wr;
 	u32 max_sge;
 	u32 max_inline;
+	u32 flush_left;
 };
 
 /**
@@ -91,12 +94,15 @@ struct sroce_qp_sq {
  * @queue: the ring of struct rxe_recv_wqe slots
  * @max_wr: depth reported to the consumer
  * @max_sge: SGEs per WQE reported to the consumer
+ * @flush_left: WQEs the flush in progress may still complete: what the
+ *	ring can hold, set by each sroce_wq_flush_rq(); guarded by @lock
  */
 struct sroce_qp_rq {
 	spinlock_t lock; /* see above */
 	struct sroce_queue queue;
 	u32 max_wr;
 	u32 max_sge;
+	u32 flush_left;
 };
 
 /**

@@ -6,9 +6,10 @@
  * The ring layout and the trust rules are described at the top of
  * sroce_queue.h.
  *
- * Buffer ownership. A ring's buffer is vmalloc_user() memory. While the
- * ring is kernel-only, the ring owns it and sroce_queue_cleanup() frees
- * it. Once sroce_queue_map_user() has published it through an
+ * Buffer ownership. A ring's buffer is zeroed vmalloc memory, charged to
+ * the memory cgroup of the task that creates the ring. While the ring is
+ * kernel-only, the ring owns it and sroce_queue_cleanup() frees it.
+ * Once sroce_queue_map_user() has published it through an
  * rdma_user_mmap_entry, the entry owns it: sroce_queue_cleanup() only
  * removes the entry, and ib_core calls sroce_mmap_free() when the last
  * reference to the entry is gone (at once, or after an mmap() that was
@@ -33,7 +34,7 @@
 /**
  * struct sroce_mmap_entry - a ring buffer offered to mmap()
  * @rdma: ib_core's entry: the mmap offset cookie and the reference count
- * @buf: the vmalloc_user() buffer, freed with the entry
+ * @buf: the ring's vmalloc buffer, freed with the entry
  *
  * Every mmap entry sroce inserts into a user context is one of these.
  */
@@ -112,7 +113,8 @@ int sroce_queue_init(struct sroce_queue *q, enum sroce_queue_kind kind,
 		return ret;
 
 	buf_size = sizeof(*buf) + ((size_t)num_slots << log2_size);
-	buf = vmalloc_user(buf_size);
+	/* zeroed: user space maps all of it; charged to the caller's memcg */
+	buf = __vmalloc(PAGE_ALIGN(buf_size), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!buf)
 		return -ENOMEM;
 	buf->log2_elem_size = log2_size;
@@ -187,6 +189,28 @@ err_free_entry:
 	return ret;
 }
 
+/*
+ * Insert the pages of a ring buffer into @vma, whose size
+ * rdma_user_mmap_entry_get() has checked against the ring's. The buffer
+ * is __vmalloc() memory, not vmalloc_user(): the latter cannot be
+ * charged to a memory cgroup, and remap_vmalloc_range() takes nothing
+ * else.
+ */
+static int sroce_mmap_buf(struct vm_area_struct *vma, void *buf)
+{
+	unsigned long addr, off = 0;
+	int ret;
+
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, addr, vmalloc_to_page(buf + off));
+		if (ret)
+			return ret;
+		off += PAGE_SIZE;
+	}
+	return 0;
+}
+
 /**
  * sroce_mmap() - ib_device_ops.mmap: map a ring into user space
  * @uctx: the user context of the uverbs file being mapped
@@ -199,12 +223,12 @@ err_free_entry:
  * The mapping holds no reference to the entry: once the ring is gone the
  * entry is freed and sroce_mmap_free() vfree()s the buffer while user
  * space may still have it mapped. That is safe because
- * remap_vmalloc_range() inserts each page with vm_insert_page(), which
- * takes a reference on the page; vfree() only drops vmalloc's own, and
+ * sroce_mmap_buf() inserts each page with vm_insert_page(), which takes a
+ * reference on the page; vfree() only drops vmalloc's own, and
  * the pages go back to the allocator when the last mapping is unmapped.
  *
  * Context: process context (mmap() on the uverbs file), may sleep.
- * Return: 0, -EINVAL for no matching entry, or remap_vmalloc_range()'s error.
+ * Return: 0, -EINVAL for no matching entry, or vm_insert_page()'s error.
  */
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
@@ -216,7 +240,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = container_of(rdma_entry, struct sroce_mmap_entry, rdma);
-	ret = remap_vmalloc_range(vma, entry->buf, 0);
+	ret = sroce_mmap_buf(vma, entry->buf);
 	rdma_user_mmap_entry_put(rdma_entry);
 	return ret;
 }
@@ -402,6 +426,32 @@ void sroce_queue_advance_consumer(struct sroce_queue *q)
 	q->cons = sroce_ring_next(q->cons, q->index_mask);
 	/* The kernel is done with the slot before user space may reuse it. */
 	smp_store_release(&q->buf->consumer_index, q->cons);
+}
+
+/**
+ * sroce_queue_discard() - release every entry the ring holds now
+ * @q: a ring the kernel consumes from (FROM_USER or KERNEL)
+ *
+ * Moves the consumer index to the producer index read once, in one
+ * store: however user space moves its producer index meanwhile, this
+ * ends (a loop of sroce_queue_advance_consumer() until the ring looks
+ * empty would not).
+ *
+ * Context: the owner's consumer-side lock held.
+ * Return: the entries released.
+ */
+u32 sroce_queue_discard(struct sroce_queue *q)
+{
+	u32 prod, n;
+
+	if (WARN_ON_ONCE(q->kind == SROCE_QUEUE_TO_USER))
+		return 0;
+	prod = sroce_queue_load_prod(q);
+	n = sroce_ring_count(prod, q->cons, q->index_mask);
+	q->cons = prod;
+	/* The kernel is done with the slots before user space may reuse them. */
+	smp_store_release(&q->buf->consumer_index, q->cons);
+	return n;
 }
 
 /**

@@ -176,6 +176,7 @@ void *sroce_queue_consumer_slot(const struct sroce_queue *q);
 
 void sroce_queue_advance_producer(struct sroce_queue *q);
 void sroce_queue_advance_consumer(struct sroce_queue *q);
+u32 sroce_queue_discard(struct sroce_queue *q);
 
 /**
  * sroce_queue_elem_size() - bytes per slot

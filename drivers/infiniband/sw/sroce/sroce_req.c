@@ -486,7 +486,7 @@ static int sroce_req_start(struct sroce_qp *qp,
 	if (head != sroce_queue_load_prod(&sq->queue)) {
 		if (req->replays)
 			claim = sroce_req_claim_replay(qp, p, head, &psn);
-		else if (!req->halted)
+		else if (!req->halted && p->state == IB_QPS_RTS)
 			claim = sroce_req_claim_new(qp, p, head, &psn);
 	}
 	if (claim != SROCE_CLAIM_NONE) {
@@ -505,7 +505,7 @@ static int sroce_req_start(struct sroce_qp *qp,
 	ctx = &req->ctx[head];
 	req->cur_idx = head;
 	req->npkt = sroce_psn_diff(psn, ctx->first_psn);
-	req->in_msg = true;
+	WRITE_ONCE(req->in_msg, true);
 	if (!(ctx->wqe.send_flags & IB_SEND_INLINE))
 		sroce_req_seek(&req->cur,
 			       sroce_wqe_sges(sroce_queue_slot(&sq->queue, head)),
@@ -606,7 +606,7 @@ void sroce_req_halt(struct sroce_qp *qp)
  */
 void sroce_req_end_msg(struct sroce_req *req)
 {
-	req->in_msg = false;
+	WRITE_ONCE(req->in_msg, false);
 	req->psn = sroce_psn_next(req->ctx[req->cur_idx].last_psn);
 	sroce_key_cache_flush(&req->kc);
 }
@@ -829,9 +829,15 @@ static int sroce_req_run(void *arg)
 	int ret;
 
 	sroce_qp_params_get(qp, &p);
-	if (p.state != IB_QPS_RTS) {
+	/*
+	 * SQD (IBA 10.3.1): the message being sent, and any the completer
+	 * asks to send again, go out in full; no new one starts (see
+	 * sroce_req_start()). Cutting one short would leave req->psn
+	 * behind its PSNs, for the next WQE to reuse.
+	 */
+	if (p.state != IB_QPS_RTS && p.state != IB_QPS_SQD) {
 		sroce_key_cache_flush(&qp->req.kc);
-		qp->req.in_msg = false;
+		WRITE_ONCE(qp->req.in_msg, false);
 		return 0;
 	}
 	if (sroce_task_delayed(&qp->req.task))
@@ -858,7 +864,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	req->ctx = kvcalloc(qp->sq.queue.index_mask + 1, sizeof(*req->ctx),
-			    GFP_KERNEL);
+			    GFP_KERNEL_ACCOUNT);
 	if (!req->ctx)
 		return -ENOMEM;
 	sroce_key_cache_init(&req->kc);

@@ -48,6 +48,7 @@
 
 #include "sroce_cq.h"
 #include "sroce_dev.h"
+#include "sroce_frmr.h"
 #include "sroce_hdr.h"
 #include "sroce_mr.h"
 #include "sroce_pkt.h"
@@ -60,6 +61,7 @@
 #include "sroce_resp_ud.h"
 #include "sroce_srq.h"
 #include "sroce_stats.h"
+#include "sroce_wq.h"
 
 /**
  * sroce_resp_send_ack() - send an ACKNOWLEDGE packet
@@ -243,11 +245,13 @@ static void sroce_resp_flush_rwqe(struct sroce_qp *qp)
  * @pkt: its parsed form
  *
  * The first packet of a message takes the next receive WQE; the last
- * one completes it. A message longer than the WQE completes it with
- * IB_WC_LOC_LEN_ERR, a bad local key with IB_WC_LOC_PROT_ERR.
+ * one completes it. On RC a message longer than the WQE completes it with
+ * IB_WC_LOC_LEN_ERR (on UC it is dropped), a bad local key with
+ * IB_WC_LOC_PROT_ERR.
  *
  * Context: the responder's task.
  * Return: SROCE_RESP_OK; SROCE_RESP_RNR when no receive WQE is posted;
+ * SROCE_RESP_DROP for a UC message longer than its WQE;
  * SROCE_RESP_NAK_INVALID or SROCE_RESP_NAK_OP after the WQE completed in
  * error, or for an invalid receive WQE.
  */
@@ -268,6 +272,13 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			      resp->rwqe.num_sge, &resp->cur,
 			      skb->data + pkt->hdr_len, pkt->paylen,
 			      SROCE_COPY_TO_MR);
+	/*
+	 * A UC SEND longer than its WQE is the sender's fault, and anyone
+	 * may send one (a UC first packet is taken at any PSN): the message
+	 * is lost and the WQE kept (IBA 9.9.3, class D), the QP stays up.
+	 */
+	if (err == -ENOSPC && qp->ibqp.qp_type == IB_QPT_UC)
+		return SROCE_RESP_DROP;
 	if (err) {
 		sroce_resp_recv_done(qp, p, skb, pkt, err == -ENOSPC ?
 				     IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR);
@@ -285,6 +296,61 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	return SROCE_RESP_OK;
 }
 
+/*
+ * Place one WRITE packet's payload at resp->va. The R_Key is resolved
+ * again for every packet, not only at the first: an invalidation, a
+ * fast registration under a new key or an unbound window stops a WRITE
+ * in progress at its next packet, and nothing is held between packets
+ * (a message the requester starts again after an RNR NAK or a PSN error
+ * leaves no reference behind).
+ */
+static int sroce_resp_write_place(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_pkt *pkt)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_mr *mr;
+	int err = 0;
+
+	if (!pkt->paylen)
+		return 0;
+	mr = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			    resp->va, pkt->paylen, IB_ACCESS_REMOTE_WRITE, &err);
+	if (!mr)
+		return err;
+	err = sroce_mr_copy(mr, resp->va, skb->data + pkt->hdr_len,
+			    pkt->paylen, SROCE_COPY_TO_MR);
+	sroce_mr_put(mr);
+	return err;
+}
+
+/* A first packet: take the RETH, and check its R_Key for the whole DMA. */
+static enum sroce_resp_result
+sroce_resp_write_start(struct sroce_qp *qp, const struct sroce_qp_params *p,
+		       struct sk_buff *skb, const struct sroce_pkt *pkt)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	struct sroce_reth *reth = sroce_pkt_reth(skb, pkt);
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_mr *mr;
+	int err = 0;
+
+	resp->va = sroce_reth_va(reth);
+	resp->rkey = sroce_reth_rkey(reth);
+	resp->resid = sroce_reth_len(reth);
+	resp->wlen = resp->resid;
+	if (!(p->access & IB_ACCESS_REMOTE_WRITE))
+		return SROCE_RESP_NAK_ACCESS;
+	if (!resp->resid)
+		return SROCE_RESP_OK;	/* IBA 9.4.1: no R_Key check */
+	mr = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			    resp->va, resp->resid, IB_ACCESS_REMOTE_WRITE, &err);
+	if (!mr)
+		return SROCE_RESP_NAK_ACCESS;
+	sroce_mr_put(mr);
+	return SROCE_RESP_OK;
+}
+
 /**
  * sroce_resp_write() - place an RDMA WRITE packet
  * @qp: the QP
@@ -292,9 +358,9 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
  * @skb: the packet, admitted by the PSN check
  * @pkt: its parsed form
  *
- * The first packet resolves the RETH's R_Key for the whole message; a
- * last packet with immediate data consumes a receive WQE and completes
- * it.
+ * The first packet checks the RETH's R_Key for the whole message; every
+ * packet resolves it again for its own bytes. A last packet with
+ * immediate data consumes a receive WQE and completes it.
  *
  * Context: the responder's task.
  * Return: SROCE_RESP_OK; SROCE_RESP_NAK_ACCESS for an R_Key, bounds or
@@ -306,27 +372,15 @@ enum sroce_resp_result
 sroce_resp_write(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		 struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_resp *resp = &qp->resp;
 	bool last = sroce_opcode_ends_msg(pkt->info);
-	struct sroce_reth *reth;
-	int err = 0;
+	enum sroce_resp_result res;
+	int err;
 
 	if (sroce_opcode_starts_msg(pkt->info)) {
-		reth = sroce_pkt_reth(skb, pkt);
-		resp->va = sroce_reth_va(reth);
-		resp->resid = sroce_reth_len(reth);
-		resp->wlen = resp->resid;
-		if (!(p->access & IB_ACCESS_REMOTE_WRITE))
-			return SROCE_RESP_NAK_ACCESS;
-		if (resp->resid) {
-			resp->mr = sroce_rkey_get(sdev, sroce_reth_rkey(reth),
-						  qp->ibqp.pd, qp->ibqp.qp_num,
-						  resp->va, resp->resid,
-						  IB_ACCESS_REMOTE_WRITE, &err);
-			if (!resp->mr)
-				return SROCE_RESP_NAK_ACCESS;
-		}
+		res = sroce_resp_write_start(qp, p, skb, pkt);
+		if (res != SROCE_RESP_OK)
+			return res;
 	}
 	if (pkt->paylen > resp->resid || (last && pkt->paylen != resp->resid) ||
 	    (!last && pkt->paylen != ib_mtu_enum_to_int(p->path_mtu)))
@@ -337,19 +391,12 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		if (err)
 			return err == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_NAK_OP;
 	}
-	if (pkt->paylen && sroce_mr_copy(resp->mr, resp->va,
-					 skb->data + pkt->hdr_len, pkt->paylen,
-					 SROCE_COPY_TO_MR))
+	if (sroce_resp_write_place(qp, skb, pkt))
 		return SROCE_RESP_NAK_ACCESS;
 	resp->va += pkt->paylen;
 	resp->resid -= pkt->paylen;
-	if (last) {
-		if (resp->mr)
-			sroce_mr_put(resp->mr);
-		resp->mr = NULL;
-		if (sroce_opcode_has_imm(pkt->info))
-			sroce_resp_recv_done(qp, p, skb, pkt, IB_WC_SUCCESS);
-	}
+	if (last && sroce_opcode_has_imm(pkt->info))
+		sroce_resp_recv_done(qp, p, skb, pkt, IB_WC_SUCCESS);
 	return SROCE_RESP_OK;
 }
 
@@ -402,16 +449,13 @@ static void sroce_resp_atomic_ack(struct sroce_qp *qp,
 	sroce_rc_pkt_send(qp, p, rsp);
 }
 
-/* Serialises atomics of all QPs against each other. */
-static DEFINE_SPINLOCK(sroce_atomic_lock);
-
 static enum sroce_resp_result
 sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		  struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_atmeth *atm = sroce_pkt_atmeth(skb, pkt);
-	u64 va = sroce_atmeth_va(atm), orig, *target;
+	u64 va = sroce_atmeth_va(atm), orig = 0;
 	struct sroce_resp_res *res;
 	struct sroce_mr *mr;
 	int err = 0;
@@ -423,22 +467,16 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			    IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	target = sroce_mr_atomic_ptr(mr, va);
-	res = target ? sroce_resp_res_take(qp, p, pkt, 1) : NULL;
-	if (!res) {
-		sroce_mr_put(mr);
-		return SROCE_RESP_NAK_INVALID;
-	}
-	spin_lock_bh(&sroce_atomic_lock);
-	orig = *target;
-	if (pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP) {
-		if (orig == sroce_atmeth_compare(atm))
-			*target = sroce_atmeth_swap_add(atm);
-	} else {
-		*target = orig + sroce_atmeth_swap_add(atm);
-	}
-	spin_unlock_bh(&sroce_atomic_lock);
+	res = sroce_resp_res_take(qp, p, pkt, 1);
+	if (res)
+		err = sroce_mr_atomic(mr, va, pkt->opcode,
+				      sroce_atmeth_compare(atm),
+				      sroce_atmeth_swap_add(atm), &orig);
 	sroce_mr_put(mr);
+	if (!res || err == -EINVAL)
+		return SROCE_RESP_NAK_INVALID;
+	if (err)
+		return SROCE_RESP_NAK_ACCESS;
 
 	res->orig = orig;
 	res->answered = true;
@@ -597,10 +635,6 @@ static void sroce_resp_drop_state(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
 	skb_queue_purge(&resp->rxq);
 	sroce_key_cache_flush(&resp->kc);
-	if (resp->mr) {
-		sroce_mr_put(resp->mr);
-		resp->mr = NULL;
-	}
 	sroce_resp_flush_rwqe(qp);
 	resp->serving = NULL;
 	sroce_resp_res_clear(&resp->res);
@@ -637,7 +671,7 @@ static int sroce_resp_run(void *arg)
 	}
 	if (p.state == IB_QPS_ERR) {
 		sroce_resp_error(qp);
-		return 0;
+		return sroce_wq_flush_rq_batch(qp);
 	}
 	sroce_resp_rewind(qp);
 	if (resp->serving) {
@@ -661,9 +695,31 @@ static int sroce_resp_run(void *arg)
 }
 
 /**
+ * sroce_resp_kick() - let the responder run, here if it can
+ * @qp: the QP
+ *
+ * Runs the responder in the caller when interrupts are on (so that a
+ * flush of the RQ is done when post_recv or modify_qp returns), else
+ * schedules it. A call from a completion handler the responder runs only
+ * asks for one more run.
+ *
+ * Context: any; the caller holds none of the QP's locks.
+ */
+void sroce_resp_kick(struct sroce_qp *qp)
+{
+	if (in_hardirq() || irqs_disabled())
+		sroce_task_schedule(&qp->resp.task);
+	else
+		sroce_task_run(&qp->resp.task);
+}
+
+/**
  * sroce_resp_queue() - hand a request packet to the responder
  * @qp: the QP it is for (the caller holds a reference)
  * @skb: the parsed packet, skb->data at the BTH, linear; consumed
+ *
+ * Past SROCE_RESP_BACKLOG packets waiting, the packet is dropped and
+ * counted (dropped_backlog); an RC requester sends it again.
  *
  * Context: any.
  */
@@ -671,19 +727,24 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_resp *resp = &qp->resp;
 	unsigned long flags;
-	bool closed;
+	bool closed, full;
 
 	spin_lock_irqsave(&resp->rxq.lock, flags);
+	full = skb_queue_len(&resp->rxq) >= SROCE_RESP_BACKLOG;
 	closed = resp->closed;
-	if (!closed) {
+	if (!closed && !full) {
 		sroce_resp_mark_queued(resp, sroce_skb_pkt(skb));
 		__skb_queue_tail(&resp->rxq, skb);
 	}
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
-	if (closed)
+	if (closed || full) {
+		if (full)
+			sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
+					SROCE_CNT_DROPPED_BACKLOG);
 		kfree_skb(skb);
-	else
-		sroce_task_schedule(&resp->task);
+		return;
+	}
+	sroce_task_schedule(&resp->task);
 }
 
 /**
@@ -704,7 +765,8 @@ int sroce_resp_init(struct sroce_qp *qp)
 
 	err = sroce_resp_res_init(&qp->resp.res,
 				  qp->ibqp.qp_type == IB_QPT_RC ?
-				  sdev->attr.max_qp_rd_atom : 0, GFP_KERNEL);
+				  sdev->attr.max_qp_rd_atom : 0,
+				  GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
 	skb_queue_head_init(&qp->resp.rxq);

@@ -37,6 +37,7 @@ enum sroce_resp_result {
 	SROCE_RESP_NAK_INVALID,		/* NAK invalid request, QP to ERR */
 	SROCE_RESP_NAK_ACCESS,		/* NAK remote access error, ERR */
 	SROCE_RESP_NAK_OP,		/* NAK remote operational error, ERR */
+	SROCE_RESP_DROP,		/* UC: the message is lost, QP stays */
 };
 
 /**
@@ -52,7 +53,7 @@ enum sroce_resp_result {
  *	receive completes; from the SRQ: already out of it)
  * @rq_idx: RQ consumer index of @rwqe when it came from the RQ
  * @cur: scatter cursor in @rwqe
- * @mr: the MR the current WRITE goes to (referenced), or NULL
+ * @rkey: the R_Key of the current WRITE, resolved again for each packet
  * @va: where its next payload byte goes
  * @resid: bytes of the WRITE still expected
  * @wlen: the DMA length of the current WRITE (its RETH), the byte_len of
@@ -86,7 +87,7 @@ struct sroce_resp {
 	bool has_rwqe;
 	u32 rq_idx;
 	struct sroce_sge_cursor cur;
-	struct sroce_mr *mr;
+	u32 rkey;
 	u64 va;
 	u32 resid;
 	u32 wlen;
@@ -108,6 +109,7 @@ int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_cleanup(struct sroce_qp *qp);
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_resp_kick(struct sroce_qp *qp);
 
 /* for the other parts of the responder */
 void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,

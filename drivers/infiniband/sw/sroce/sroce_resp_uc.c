@@ -13,12 +13,13 @@
  * to fill is not completed: the next SEND fills it again from its start.
  *
  * Errors (IBA 9.9.3, responder classes for UC): no receive WQE for a
- * SEND or for a WRITE's immediate, and an R_Key, bounds, access or
- * length violation of an RDMA WRITE, lose the message silently; a SEND
- * longer than its receive WQE, or a bad local key in the WQE, completes
- * the WQE in error, and an invalid receive WQE is an error too: the QP
- * goes to ERR, as any receive completed in error takes it. Every lost
- * message is counted (dropped_uc_msg), every PSN gap out_of_seq_request.
+ * SEND or for a WRITE's immediate, an R_Key, bounds, access or length
+ * violation of an RDMA WRITE, and a SEND longer than its receive WQE lose
+ * the message silently, and the WQE is kept for the next message. A bad
+ * local key in the WQE completes the WQE in error, and an invalid
+ * receive WQE is an error too: the QP goes to ERR, as any receive
+ * completed in error takes it. Every lost message is counted
+ * (dropped_uc_msg), every PSN gap out_of_seq_request.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -63,17 +64,13 @@ sroce_resp_uc_verdict(u32 epsn, bool dropping,
 }
 
 /*
- * Forget the message in progress: the WRITE's MR, the SEND's place in
- * its receive WQE (kept, to be filled again from its start).
+ * Forget the message in progress: the SEND's place in its receive WQE
+ * (kept, to be filled again from its start).
  */
 static void sroce_resp_uc_abandon(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 
-	if (resp->mr) {
-		sroce_mr_put(resp->mr);
-		resp->mr = NULL;
-	}
 	if (resp->has_rwqe)
 		sroce_cursor_init(&resp->cur, resp->rwqe.length);
 	sroce_key_cache_flush(&resp->kc);
@@ -130,9 +127,10 @@ static bool sroce_resp_uc_fatal(const struct sroce_pkt *pkt,
 	switch (res) {
 	case SROCE_RESP_RNR:
 	case SROCE_RESP_NAK_ACCESS:
+	case SROCE_RESP_DROP:
 		return false;
 	case SROCE_RESP_NAK_INVALID:
-		/* a WRITE's lengths; a SEND's overflow completed the WQE */
+		/* a WRITE's lengths; a SEND's invalid WQE completed it */
 		return pkt->info->flags & SROCE_OPF_SEND;
 	default:
 		return true;

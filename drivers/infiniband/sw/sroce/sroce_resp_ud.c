@@ -8,11 +8,11 @@
  * payload. The completion carries the sender's QP (DETH), IB_WC_GRH and
  * the network header type, and byte_len counts the GRH.
  *
- * Nothing is acknowledged: a datagram with no receive WQE posted is
- * dropped and counted (dropped_ud_msg). A datagram longer than its
- * receive WQE completes it with IB_WC_LOC_LEN_ERR, a bad local key with
- * IB_WC_LOC_PROT_ERR; either takes the QP to ERR, as a receive completed
- * in error does (IBA 10.3.1).
+ * Nothing is acknowledged: a datagram with no receive WQE posted, or
+ * longer than the WQE, is dropped and counted (dropped_ud_msg), and the
+ * WQE waits for the next one. A bad local key in the WQE completes it
+ * with IB_WC_LOC_PROT_ERR and takes the QP to ERR, as a receive
+ * completed in error does (IBA 10.3.1).
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -62,8 +62,6 @@ static int sroce_resp_ud_scatter(struct sroce_qp *qp, struct sk_buff *skb,
 	u8 grh[SROCE_GRH_LEN];
 	int err;
 
-	if (resp->rwqe.length < SROCE_GRH_LEN + pkt->paylen)
-		return -ENOSPC;
 	sroce_ud_grh(skb, pkt->net, grh);
 	err = sroce_copy_data(sdev, qp->ibqp.pd, &resp->kc, resp->rwqe.sge,
 			      resp->rwqe.num_sge, &resp->cur, grh,
@@ -109,6 +107,16 @@ void sroce_resp_ud_request(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	}
 	if (err) {
 		sroce_qp_error(qp);	/* an invalid receive WQE */
+		return;
+	}
+	/*
+	 * A datagram longer than the WQE is dropped and the WQE kept (IBA
+	 * 9.9.3, class D): anyone who knows the Q_Key may send one, and
+	 * for QP1 everyone does, so it must not take the QP down.
+	 */
+	if (resp->rwqe.length < SROCE_GRH_LEN + pkt->paylen) {
+		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
+				SROCE_CNT_DROPPED_UD_MSG);
 		return;
 	}
 	wc.wr_id = resp->rwqe.wr_id;

@@ -52,6 +52,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_READ_ABANDONED] = { .name = "read_resp_abandoned" },
 	[SROCE_CNT_DROPPED_UC_MSG] = { .name = "dropped_uc_msg" },
 	[SROCE_CNT_DROPPED_UD_MSG] = { .name = "dropped_ud_msg" },
+	[SROCE_CNT_DROPPED_BACKLOG] = { .name = "dropped_backlog" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_CNT_NR);

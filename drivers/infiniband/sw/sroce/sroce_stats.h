@@ -50,7 +50,8 @@ enum sroce_counter {
 	SROCE_CNT_SENT_SEQ_NAK,		/* PSN sequence error NAKs sent */
 	SROCE_CNT_READ_ABANDONED,	/* READ responses a duplicate cut short */
 	SROCE_CNT_DROPPED_UC_MSG,	/* UC messages lost (sroce_resp_uc.c) */
-	SROCE_CNT_DROPPED_UD_MSG,	/* datagrams without a receive WQE */
+	SROCE_CNT_DROPPED_UD_MSG,	/* datagrams without a fitting WQE */
+	SROCE_CNT_DROPPED_BACKLOG,	/* packets a QP's full inbox refused */
 	SROCE_CNT_NR
 };
 

@@ -30,10 +30,12 @@
 #include "sroce_comp.h"
 #include "sroce_cq.h"
 #include "sroce_dev.h"
+#include "sroce_frmr.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_resp.h"
 #include "sroce_wq.h"
 #include "sroce_wqe.h"
 
@@ -215,8 +217,7 @@ static void sroce_wq_drop_sq(struct sroce_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	while (!sroce_queue_empty(&qp->sq.queue))
-		sroce_queue_advance_consumer(&qp->sq.queue);
+	sroce_queue_discard(&qp->sq.queue);
 	qp->sq.head = qp->sq.queue.cons;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
@@ -359,12 +360,19 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  *
  * Each WQE, started or not, completes with IB_WC_WR_FLUSH_ERR, in order.
  * The completer's task does it, as it makes every send completion: in
- * the caller when the task is idle and interrupts are on, else soon.
+ * the caller when the task is idle and interrupts are on, else soon. One
+ * call flushes at most what the ring can hold, whatever a user thread
+ * writes into it meanwhile.
  *
  * Context: any; the caller holds none of the QP's locks.
  */
 void sroce_wq_flush_sq(struct sroce_qp *qp)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->sq.flush_left = sroce_queue_depth(&qp->sq.queue);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	sroce_comp_kick(qp);
 }
 
@@ -372,12 +380,42 @@ void sroce_wq_flush_sq(struct sroce_qp *qp)
  * sroce_wq_flush_rq() - complete every posted receive WQE in error
  * @qp: the QP, in ERR, without an SRQ
  *
+ * Each WQE in the RQ now completes with IB_WC_WR_FLUSH_ERR, in order.
+ * The responder's task does it (sroce_wq_flush_rq_batch()), in the
+ * caller when the task is idle and interrupts are on, else soon: the
+ * completion handler then runs without the RQ's lock, so that it may
+ * post receives to this QP again, and one call flushes at most what the
+ * RQ held, whatever a user thread writes into the ring meanwhile.
+ *
  * Context: any; the caller holds none of the QP's locks.
  */
 void sroce_wq_flush_rq(struct sroce_qp *qp)
 {
 	struct sroce_qp_rq *rq = &qp->rq;
-	struct rxe_recv_wqe *slot;
+	unsigned long flags;
+
+	if (qp->srq)
+		return;
+	spin_lock_irqsave(&rq->lock, flags);
+	rq->flush_left = sroce_queue_depth(&rq->queue);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	sroce_resp_kick(qp);
+}
+
+/**
+ * sroce_wq_flush_rq_batch() - flush some receive WQEs
+ * @qp: the QP, in ERR
+ *
+ * Takes up to SROCE_WQ_FLUSH_BATCH WQEs off the RQ under its lock, then
+ * completes them with IB_WC_WR_FLUSH_ERR without it.
+ *
+ * Context: the responder's task.
+ * Return: 1 if the flush asked for by sroce_wq_flush_rq() goes on, else 0.
+ */
+int sroce_wq_flush_rq_batch(struct sroce_qp *qp)
+{
+	struct sroce_qp_rq *rq = &qp->rq;
+	u64 wr_id[SROCE_WQ_FLUSH_BATCH];
 	unsigned long flags;
 	bool lost = false;
 	struct ib_wc wc = {
@@ -386,21 +424,30 @@ void sroce_wq_flush_rq(struct sroce_qp *qp)
 		.qp = &qp->ibqp,
 		.port_num = SROCE_PORT_NUM,
 	};
+	u32 i, n;
 
 	if (qp->srq)
-		return;
+		return 0;
 	spin_lock_irqsave(&rq->lock, flags);
-	while (!sroce_queue_empty(&rq->queue)) {
-		slot = sroce_queue_consumer_slot(&rq->queue);
-		wc.wr_id = READ_ONCE(slot->wr_id);
+	n = min3(sroce_queue_count(&rq->queue), rq->flush_left,
+		 (u32)SROCE_WQ_FLUSH_BATCH);
+	for (i = 0; i < n; i++) {
+		struct rxe_recv_wqe *slot = sroce_queue_consumer_slot(&rq->queue);
+
+		wr_id[i] = READ_ONCE(slot->wr_id);
 		sroce_queue_advance_consumer(&rq->queue);
+	}
+	rq->flush_left = n < SROCE_WQ_FLUSH_BATCH ? 0 : rq->flush_left - n;
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	for (i = 0; i < n; i++) {
+		wc.wr_id = wr_id[i];
 		if (sroce_cq_post(qp->rcq, &wc, false))
 			lost = true;
 	}
-	spin_unlock_irqrestore(&rq->lock, flags);
-
 	if (lost)
 		sroce_qp_fatal(qp);
+	return n == SROCE_WQ_FLUSH_BATCH;
 }
 
 /**
@@ -417,7 +464,7 @@ void sroce_wq_reset(struct sroce_qp *qp)
 	if (qp->srq)
 		return;
 	spin_lock_irqsave(&qp->rq.lock, flags);
-	while (!sroce_queue_empty(&qp->rq.queue))
-		sroce_queue_advance_consumer(&qp->rq.queue);
+	sroce_queue_discard(&qp->rq.queue);
+	qp->rq.flush_left = 0;
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }

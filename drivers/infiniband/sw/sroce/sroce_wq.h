@@ -15,6 +15,9 @@
 struct sroce_qp;
 struct sroce_send_wqe;
 
+/* Receive WQEs a run of the responder flushes at most. */
+#define SROCE_WQ_FLUSH_BATCH	32
+
 int sroce_wq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata, struct rxe_create_qp_resp *resp);
 void sroce_wq_cleanup(struct sroce_qp *qp);
@@ -29,6 +32,7 @@ enum ib_wc_status sroce_wq_exec_local(struct sroce_qp *qp,
 				      const struct sroce_send_wqe *wqe);
 void sroce_wq_flush_sq(struct sroce_qp *qp);
 void sroce_wq_flush_rq(struct sroce_qp *qp);
+int sroce_wq_flush_rq_batch(struct sroce_qp *qp);
 void sroce_wq_reset(struct sroce_qp *qp);
 
 #endif /* SROCE_WQ_H */

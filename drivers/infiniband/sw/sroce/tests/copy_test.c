@@ -19,6 +19,7 @@
 
 #include "../sroce_copy.h"
 #include "../sroce_dev.h"
+#include "../sroce_frmr.h"
 #include "../sroce_mr.h"
 #include "test_util.h"
 

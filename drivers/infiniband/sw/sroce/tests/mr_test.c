@@ -20,8 +20,10 @@
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/wait_bit.h>
+#include <rdma/ib_pack.h>
 
 #include "../sroce_dev.h"
+#include "../sroce_frmr.h"
 #include "../sroce_mr.h"
 #include "../sroce_mw.h"
 #include "test_util.h"
@@ -437,7 +439,7 @@ static void frmr_copy_test(struct kunit *test)
 	struct sroce_mr *mr;
 	struct ib_mr *ibmr;
 	struct fake f;
-	u64 iova, i, start, len;
+	u64 iova, i, start, len, orig = 0;
 	u64 *target;
 	int err;
 
@@ -488,12 +490,28 @@ static void frmr_copy_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, iova - 1, out, 1,
 					    SROCE_COPY_FROM_MR), -EFAULT);
 
-	/* An atomic target in the second page, found at its kernel address. */
+	/* An atomic on the second page, done at its kernel address. */
 	start = ALIGN(iova + PAGE_SIZE, 8) + 0x18;
-	target = sroce_mr_atomic_ptr(mr, start);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)target,
-			    page_address(p.page[1]) + offset_in_page(start));
-	KUNIT_EXPECT_NULL(test, sroce_mr_atomic_ptr(mr, start + 4));
+	target = page_address(p.page[1]) + offset_in_page(start);
+	*target = 41;
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start, IB_OPCODE_RC_FETCH_ADD,
+					      0, 1, &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 41ULL);
+	KUNIT_EXPECT_EQ(test, *target, 42ULL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start,
+					      IB_OPCODE_RC_COMPARE_SWAP, 41, 7,
+					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, *target, 42ULL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start,
+					      IB_OPCODE_RC_COMPARE_SWAP, 42, 7,
+					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, *target, 7ULL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start + 4,
+					      IB_OPCODE_RC_FETCH_ADD, 0, 1,
+					      &orig), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, iova + FR_LEN,
+					      IB_OPCODE_RC_FETCH_ADD, 0, 1,
+					      &orig), -EFAULT);
 
 	/* The rkey path: same MR, with a reference. */
 	expect_ref(test, sroce_rkey_get(f.sdev, ibmr->rkey, f.pd, 17, iova,
@@ -702,6 +720,14 @@ static void mw_type1_refuse_test(struct kunit *test)
 			IB_WC_MW_BIND_ERR);
 	/* An MR of another PD than the window's. */
 	b.mw_rkey = mw_other_pd->ibmw.rkey;
+	b.new_rkey = next_key(b.mw_rkey);
+	KUNIT_EXPECT_EQ(test, sroce_mw_bind(f.sdev, f.pd2, 0, &b),
+			IB_WC_MW_BIND_ERR);
+	/*
+	 * Posted on a QP of another PD than the window and the MR: IBA
+	 * has the QP, the MW and the MR share one PD for type 1 as well.
+	 */
+	b.mw_rkey = mw->ibmw.rkey;
 	b.new_rkey = next_key(b.mw_rkey);
 	KUNIT_EXPECT_EQ(test, sroce_mw_bind(f.sdev, f.pd2, 0, &b),
 			IB_WC_MW_BIND_ERR);

@@ -653,6 +653,49 @@ static void comp_rewound_response_test(struct kunit *test)
 			0);
 }
 
+static void count_event(struct ib_event *ev, void *ctx)
+{
+	int *drained = ctx;
+
+	if (ev->event == IB_EVENT_SQ_DRAINED)
+		(*drained)++;
+}
+
+/*
+ * IB_EVENT_SQ_DRAINED (IBA 11.6.3) means no WQE is outstanding any more:
+ * in SQD with a READ still unanswered it must wait for the response,
+ * then come once. (It used to be raised as SQD was entered.)
+ */
+static void comp_sqd_drained_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+	unsigned long flags;
+	int drained = 0;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 7);
+	qp->ibqp.device = &t.sdev->ibdev;
+	qp->ibqp.event_handler = count_event;
+	qp->ibqp.qp_context = &drained;
+
+	recover_post(test, qp, 100);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->p.state = IB_QPS_SQD;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* what sroce_comp_notify_drained() asks, with the run done here */
+	set_bit(SROCE_COMP_SQD_NOTIFY, &qp->comp.flags);
+	sroce_task_run(&qp->comp.task);
+	KUNIT_EXPECT_EQ(test, drained, 0);
+
+	recover_respond(test, qp, 100);
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, qp->sq.queue.prod);
+	KUNIT_EXPECT_EQ(test, drained, 1);
+	sroce_task_run(&qp->comp.task);
+	KUNIT_EXPECT_EQ(test, drained, 1);
+}
+
 static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(pkt_test, pkt_gen_params),
 	KUNIT_CASE_PARAM(read_resume_test, read_resume_gen_params),
@@ -664,6 +707,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE(comp_recover_test),
 	KUNIT_CASE(comp_recover_stale_test),
 	KUNIT_CASE(comp_rewound_response_test),
+	KUNIT_CASE(comp_sqd_drained_test),
 	{}
 };
 
