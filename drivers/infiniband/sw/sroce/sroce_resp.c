@@ -297,42 +297,52 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 }
 
 /*
- * Place one WRITE packet's payload at resp->va. The R_Key is resolved
- * again for every packet, not only at the first: an invalidation, a
- * fast registration under a new key or an unbound window stops a WRITE
- * in progress at its next packet, and nothing is held between packets
- * (a message the requester starts again after an RNR NAK or a PSN error
- * leaves no reference behind).
+ * Place one WRITE packet's payload at resp->va, through @mr (the first
+ * packet's, found and referenced by sroce_resp_write_start()) or else
+ * resp->rkey. The R_Key is resolved again for every later packet: an
+ * invalidation, a fast registration under a new key or an unbound
+ * window stops a WRITE in progress at its next packet, and nothing is
+ * held between packets (a message the requester starts again after an
+ * RNR NAK or a PSN error leaves no reference behind).
  */
-static int sroce_resp_write_place(struct sroce_qp *qp, struct sk_buff *skb,
+static int sroce_resp_write_place(struct sroce_qp *qp, struct sroce_mr *mr,
+				  struct sk_buff *skb,
 				  const struct sroce_pkt *pkt)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_resp *resp = &qp->resp;
-	struct sroce_mr *mr;
+	struct sroce_mr *found;
 	int err = 0;
 
 	if (!pkt->paylen)
 		return 0;
-	mr = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-			    resp->va, pkt->paylen, IB_ACCESS_REMOTE_WRITE, &err);
-	if (!mr)
+	if (mr)
+		return sroce_mr_copy(mr, resp->va, skb->data + pkt->hdr_len,
+				     pkt->paylen, SROCE_COPY_TO_MR);
+	found = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			       resp->va, pkt->paylen, IB_ACCESS_REMOTE_WRITE,
+			       &err);
+	if (!found)
 		return err;
-	err = sroce_mr_copy(mr, resp->va, skb->data + pkt->hdr_len,
+	err = sroce_mr_copy(found, resp->va, skb->data + pkt->hdr_len,
 			    pkt->paylen, SROCE_COPY_TO_MR);
-	sroce_mr_put(mr);
+	sroce_mr_put(found);
 	return err;
 }
 
-/* A first packet: take the RETH, and check its R_Key for the whole DMA. */
+/*
+ * A first packet: take the RETH, and check its R_Key for the whole DMA.
+ * @mr is set to the MR found, referenced, for the first packet's own
+ * bytes (NULL for a zero-length WRITE).
+ */
 static enum sroce_resp_result
 sroce_resp_write_start(struct sroce_qp *qp, const struct sroce_qp_params *p,
-		       struct sk_buff *skb, const struct sroce_pkt *pkt)
+		       struct sk_buff *skb, const struct sroce_pkt *pkt,
+		       struct sroce_mr **mr)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_reth *reth = sroce_pkt_reth(skb, pkt);
 	struct sroce_resp *resp = &qp->resp;
-	struct sroce_mr *mr;
 	int err = 0;
 
 	resp->va = sroce_reth_va(reth);
@@ -343,11 +353,28 @@ sroce_resp_write_start(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		return SROCE_RESP_NAK_ACCESS;
 	if (!resp->resid)
 		return SROCE_RESP_OK;	/* IBA 9.4.1: no R_Key check */
-	mr = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-			    resp->va, resp->resid, IB_ACCESS_REMOTE_WRITE, &err);
-	if (!mr)
-		return SROCE_RESP_NAK_ACCESS;
-	sroce_mr_put(mr);
+	*mr = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			     resp->va, resp->resid, IB_ACCESS_REMOTE_WRITE, &err);
+	return *mr ? SROCE_RESP_OK : SROCE_RESP_NAK_ACCESS;
+}
+
+/* The packet's length against the RETH and the MTU; the immediate's WQE. */
+static enum sroce_resp_result
+sroce_resp_write_check(struct sroce_qp *qp, const struct sroce_qp_params *p,
+		       const struct sroce_pkt *pkt, bool last)
+{
+	struct sroce_resp *resp = &qp->resp;
+	int err;
+
+	if (pkt->paylen > resp->resid || (last && pkt->paylen != resp->resid) ||
+	    (!last && pkt->paylen != ib_mtu_enum_to_int(p->path_mtu)))
+		return SROCE_RESP_NAK_INVALID;
+	/* The immediate needs a receive WQE before any byte is placed. */
+	if (last && sroce_opcode_has_imm(pkt->info)) {
+		err = sroce_resp_take_rwqe(qp);
+		if (err)
+			return err == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_NAK_OP;
+	}
 	return SROCE_RESP_OK;
 }
 
@@ -374,25 +401,19 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_qp_params *p,
 {
 	struct sroce_resp *resp = &qp->resp;
 	bool last = sroce_opcode_ends_msg(pkt->info);
-	enum sroce_resp_result res;
-	int err;
+	enum sroce_resp_result res = SROCE_RESP_OK;
+	struct sroce_mr *mr = NULL;
 
-	if (sroce_opcode_starts_msg(pkt->info)) {
-		res = sroce_resp_write_start(qp, p, skb, pkt);
-		if (res != SROCE_RESP_OK)
-			return res;
-	}
-	if (pkt->paylen > resp->resid || (last && pkt->paylen != resp->resid) ||
-	    (!last && pkt->paylen != ib_mtu_enum_to_int(p->path_mtu)))
-		return SROCE_RESP_NAK_INVALID;
-	/* The immediate needs a receive WQE before any byte is placed. */
-	if (last && sroce_opcode_has_imm(pkt->info)) {
-		err = sroce_resp_take_rwqe(qp);
-		if (err)
-			return err == -ENOENT ? SROCE_RESP_RNR : SROCE_RESP_NAK_OP;
-	}
-	if (sroce_resp_write_place(qp, skb, pkt))
-		return SROCE_RESP_NAK_ACCESS;
+	if (sroce_opcode_starts_msg(pkt->info))
+		res = sroce_resp_write_start(qp, p, skb, pkt, &mr);
+	if (res == SROCE_RESP_OK)
+		res = sroce_resp_write_check(qp, p, pkt, last);
+	if (res == SROCE_RESP_OK && sroce_resp_write_place(qp, mr, skb, pkt))
+		res = SROCE_RESP_NAK_ACCESS;
+	if (mr)
+		sroce_mr_put(mr);
+	if (res != SROCE_RESP_OK)
+		return res;
 	resp->va += pkt->paylen;
 	resp->resid -= pkt->paylen;
 	if (last && sroce_opcode_has_imm(pkt->info))
