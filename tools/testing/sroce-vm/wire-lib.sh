@@ -41,6 +41,7 @@ wire_ready() {
 # driver), the case runs once more and only the second run counts.
 wire_case() {
 	local name=$1 srole=$2 limit=$3 ready=$4 try rc=0 peer_rc=0 again peer_again
+	local t0=$SECONDS
 	shift 4
 	WIRE_SRV=()
 	[ "$1" = -- ] && shift
@@ -58,7 +59,7 @@ wire_case() {
 		fi
 		sroce_log "case $WIRE_CASES $name: failed on '$WIRE_RETRY_RE', once more"
 	done
-	sroce_log "case $WIRE_CASES $name: exit $rc here, $peer_rc on the peer"
+	sroce_log "case $WIRE_CASES $name: exit $rc here, $peer_rc on the peer ($((SECONDS - t0)) s of $limit)"
 	if [ "$rc" = 0 ] && [ "$peer_rc" = 0 ]; then
 		wire_record "$name" 0
 	else

@@ -159,6 +159,31 @@ void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p)
 			  jiffies + sroce_ack_timeout(p->timeout));
 }
 
+/*
+ * A response that is no progress but answers a request sent before @psn
+ * ... sent_psn: a copy of one taken already, or one past a gap while a
+ * retransmission recovers. The responder is working through what it was
+ * asked, so the local ACK timeout (which is there to find lost requests
+ * and dead peers) starts again, and an expiry not yet acted upon is
+ * void. A retry now would only queue another round of responses behind
+ * those still coming: rdma_rxe on the debug kernel took longer than
+ * perftest's 67 ms for a round of 256 response packets, and each retry
+ * added one, until retry_cnt ran out with every response received.
+ */
+static void sroce_comp_alive(struct sroce_qp *qp,
+			     const struct sroce_qp_params *p, u32 psn)
+{
+	struct sroce_comp *comp = &qp->comp;
+
+	if (!p->timeout || !sroce_psn_before(psn, READ_ONCE(qp->req.sent_psn)))
+		return;
+	if (!timer_pending(&comp->retry_timer) &&
+	    !test_bit(SROCE_COMP_TIMEOUT, &comp->flags))
+		return;		/* nothing outstanding, or RNR wait */
+	mod_timer(&comp->retry_timer, jiffies + sroce_ack_timeout(p->timeout));
+	clear_bit(SROCE_COMP_TIMEOUT, &comp->flags);
+}
+
 static void sroce_comp_retry_expired(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, comp.retry_timer);
@@ -423,21 +448,24 @@ static void sroce_comp_retry(struct sroce_qp *qp,
 
 /*
  * An implied NAK while the oldest WQE @ctx, a READ or atomic, waits: a
- * response or ACK past the one expected. Retransmit, unless a
+ * response or ACK of @psn, past the one expected. Retransmit, unless a
  * retransmission is still recovering: the packets past a gap are then
  * more likely copies the responder sent before it went back, or packets
  * the host reordered, than a new loss, and retrying on each of them
- * would queue round after round of responses at the responder.
+ * would queue round after round of responses at the responder (which is
+ * alive, so the timeout starts again).
  */
 static void sroce_comp_implied_nak(struct sroce_qp *qp,
 				   const struct sroce_qp_params *p,
-				   const struct sroce_send_ctx *ctx)
+				   const struct sroce_send_ctx *ctx, u32 psn)
 {
 	struct sroce_comp *comp = &qp->comp;
 
 	if (comp->recovering &&
-	    sroce_psn_before(sroce_comp_resume_psn(qp, ctx), comp->recover_psn))
+	    sroce_psn_before(sroce_comp_resume_psn(qp, ctx), comp->recover_psn)) {
+		sroce_comp_alive(qp, p, psn);
 		return;
+	}
 	comp->recovering = false;
 	sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
 }
@@ -539,7 +567,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		sroce_comp_done(qp, p, idx, sroce_nak_status(code));
 	} else {
 		/* A later request failed while this READ/atomic is unanswered. */
-		sroce_comp_implied_nak(qp, p, ctx);
+		sroce_comp_implied_nak(qp, p, ctx, psn);
 	}
 }
 
@@ -559,7 +587,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		sroce_comp_expect(qp, ctx, &e);
 		if (sroce_comp_judge(&e, SROCE_RSP_ACK, psn) ==
 		    SROCE_RSP_IMPLIED_NAK)
-			sroce_comp_implied_nak(qp, p, ctx);
+			sroce_comp_implied_nak(qp, p, ctx, psn);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		ctx = sroce_comp_retire(qp, p, psn, false, &idx);
@@ -604,15 +632,19 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	int err;
 
 	ctx = sroce_comp_retire(qp, p, pkt->psn, false, &idx);
-	if (!ctx || !sroce_wr_is_rd_atomic(ctx->wqe.opcode))
-		return;		/* stale: nothing it could answer */
+	if (!ctx || !sroce_wr_is_rd_atomic(ctx->wqe.opcode)) {
+		/* stale: nothing it could answer */
+		sroce_comp_alive(qp, p, pkt->psn);
+		return;
+	}
 	sroce_comp_expect(qp, ctx, &e);
 	switch (sroce_comp_judge(&e, atomic ? SROCE_RSP_ATOMIC : SROCE_RSP_READ,
 				 pkt->psn)) {
 	case SROCE_RSP_IMPLIED_NAK:
-		sroce_comp_implied_nak(qp, p, ctx);
+		sroce_comp_implied_nak(qp, p, ctx, pkt->psn);
 		return;
 	case SROCE_RSP_STALE:
+		sroce_comp_alive(qp, p, pkt->psn);
 		return;
 	case SROCE_RSP_ACCEPT:
 		break;

@@ -626,27 +626,54 @@ static bool sroce_req_cur_in_flight(struct sroce_qp *qp)
 	return ret;
 }
 
-/*
- * Is the packet at @psn outside the send window? Only while no READ or
- * atomic is outstanding: their PSN ranges are acknowledged by responses,
- * and a window over them would serialise large READs.
+/**
+ * sroce_req_read_may_go() - may a READ request be sent now?
+ * @una: the oldest unacknowledged PSN
+ * @first_psn: the READ's first PSN
+ * @last_psn: the PSN of its last response
+ *
+ * The responses a READ asks for must end fewer than SROCE_READ_WINDOW
+ * PSNs past @una, unless the READ is the oldest WQE in flight itself: a
+ * READ larger than the window must still go.
+ *
+ * Context: any.
+ * Return: true if the request may be sent.
  */
-static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
+bool sroce_req_read_may_go(u32 una, u32 first_psn, u32 last_psn)
 {
+	return !sroce_psn_after(first_psn, una) ||
+	       sroce_psn_diff(last_psn, una) < SROCE_READ_WINDOW;
+}
+
+/*
+ * Is the packet at @psn of @ctx outside the send window? A READ request
+ * is as sroce_req_read_may_go() says. Other packets are if they lie
+ * SROCE_REQ_WINDOW past the oldest unacknowledged PSN, but only while no
+ * READ or atomic is outstanding: their PSN ranges are acknowledged by
+ * responses, and that window over them would serialise large READs.
+ */
+static bool sroce_req_window_full(struct sroce_qp *qp,
+				  const struct sroce_send_ctx *ctx, u32 psn)
+{
+	u32 una = READ_ONCE(qp->comp.una_psn);
+
+	if (ctx->wqe.opcode == IB_WR_RDMA_READ)
+		return !sroce_req_read_may_go(una, ctx->first_psn,
+					      ctx->last_psn);
 	return !qp->req.rd_atomic &&
-	       sroce_psn_diff(psn, READ_ONCE(qp->comp.una_psn)) >=
-	       SROCE_REQ_WINDOW;
+	       sroce_psn_diff(psn, una) >= SROCE_REQ_WINDOW;
 }
 
 /* Wait for the completer to open the window; false if it is open. */
-static bool sroce_req_window_wait(struct sroce_qp *qp, u32 psn)
+static bool sroce_req_window_wait(struct sroce_qp *qp,
+				  const struct sroce_send_ctx *ctx, u32 psn)
 {
-	if (!sroce_req_window_full(qp, psn))
+	if (!sroce_req_window_full(qp, ctx, psn))
 		return false;
 	set_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags);
 	/* pairs with sroce_req_window_kick(): see una move, or be kicked */
 	smp_mb__after_atomic();
-	if (sroce_req_window_full(qp, psn))
+	if (sroce_req_window_full(qp, ctx, psn))
 		return true;
 	clear_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags);
 	return false;
@@ -718,8 +745,8 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		return 1;
 	}
 	/* UC has no acknowledgements: no window, no AckReq (IBA 9.2.3) */
-	if (rc && sroce_req_window_wait(qp, sroce_psn_add(ctx->first_psn,
-							  req->npkt)))
+	if (rc && sroce_req_window_wait(qp, ctx, sroce_psn_add(ctx->first_psn,
+							       req->npkt)))
 		return 0;
 	ackreq = rc && (sroce_req_want_ackreq(pkt.last, req->since_ackreq) ||
 			sroce_wr_is_rd_atomic(ctx->wqe.opcode));

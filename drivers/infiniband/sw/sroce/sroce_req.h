@@ -113,6 +113,17 @@ struct sroce_req {
 #define SROCE_REQ_WINDOW	128
 
 /*
+ * READ response packets a QP may have asked for past the oldest
+ * unacknowledged PSN. A responder sends a READ's responses as fast as it
+ * can make them, so 128 outstanding READs of 64 KiB at path MTU 1024 put
+ * 8192 frames into its transmit queue at once: rdma_rxe, whose qdisc holds
+ * 1000, lost half of them, and each go-back-N asked for all of them again.
+ * 256 frames fit the smallest usual transmit queue with room to spare and
+ * still cover several large READs.
+ */
+#define SROCE_READ_WINDOW	256
+
+/*
  * Jiffies a QP engine waits before it sends a packet again that a full
  * queue on the way out (the qdisc, or a veth peer's backlog) refused.
  */
@@ -159,6 +170,7 @@ void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_request_rewind(struct sroce_qp *qp, u32 psn);
 void sroce_req_window_kick(struct sroce_qp *qp);
 bool sroce_wr_is_rd_atomic(u32 wr_opcode);
+bool sroce_req_read_may_go(u32 una, u32 first_psn, u32 last_psn);
 
 u32 sroce_req_npkts(u32 wr_opcode, u32 length, u32 mtu);
 bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,

@@ -194,6 +194,51 @@ static void read_resume_test(struct kunit *test)
 			sroce_req_npkts(IB_WR_RDMA_READ, t->length, t->mtu));
 }
 
+/*
+ * The READ window: the responses of the READs in flight end fewer than
+ * SROCE_READ_WINDOW PSNs past the oldest unacknowledged one, except for
+ * the oldest READ itself. 128 outstanding 64-packet READs once put 8192
+ * response frames into rdma_rxe's transmit queue at once, which lost half
+ * of them; go-back-N then asked for all of them again, until retry_cnt
+ * ran out.
+ */
+struct read_window_case {
+	const char *name;
+	u32 una;
+	u32 first_psn;
+	u32 npkts;
+	bool go;
+};
+
+static const struct read_window_case read_window_cases[] = {
+	{ "the oldest WQE, larger than the window", 100, 100, 1024, true },
+	{ "the oldest WQE, 64 packets", 100, 100, 64, true },
+	{ "second 64-packet READ", 100, 164, 64, true },
+	{ "ends one short of the window", 100, 164, SROCE_READ_WINDOW - 64,
+	  true },
+	{ "ends at the window", 100, 164, SROCE_READ_WINDOW - 63, false },
+	{ "fifth 64-packet READ", 100, 100 + 4 * 64, 64, false },
+	{ "after a large oldest READ", 100, 1124, 1, false },
+	{ "across the 24-bit wrap", 0xffff80, 0xffffc0, 64, true },
+	{ "across the wrap, too far", 0xffff80, 0x000080, 64, false },
+};
+
+static void read_window_desc(const struct read_window_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(read_window, read_window_cases, read_window_desc);
+
+static void read_window_test(struct kunit *test)
+{
+	const struct read_window_case *t = test->param_value;
+	u32 last = sroce_psn_add(t->first_psn, t->npkts - 1);
+
+	KUNIT_EXPECT_EQ(test, sroce_req_read_may_go(t->una, t->first_psn, last),
+			t->go);
+}
+
 /* ---- AckReq ------------------------------------------------------------ */
 
 struct ackreq_case {
@@ -653,6 +698,50 @@ static void comp_rewound_response_test(struct kunit *test)
 			0);
 }
 
+/*
+ * A response that answers a request sent but is no progress (a copy
+ * after a go-back-N) shows a working responder: it starts the local ACK
+ * timeout again and voids an expiry not yet acted upon. A PSN past those
+ * sent proves nothing. (rdma_rxe on the debug kernel answered every READ,
+ * but each round of copies took it longer than the timeout, and sroce
+ * retried on top of them until retry_cnt ran out.)
+ */
+static void comp_alive_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+	unsigned long flags;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 7);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->p.timeout = 31;	/* hours: it does not fire during the test */
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	recover_post(test, qp, 100);
+	recover_respond(test, qp, 100);
+	KUNIT_ASSERT_EQ(test, qp->sq.queue.cons, 1);
+	recover_post(test, qp, 101);
+	sroce_comp_arm_retry(qp, &qp->p);
+	/* the timer expired; the completer has not acted on it yet */
+	set_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags);
+	recover_respond(test, qp, 100);		/* a copy of the first one */
+	recover_expect(test, qp, &t, 0, false, 0);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&qp->comp.retry_timer));
+	KUNIT_EXPECT_FALSE(test, test_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags));
+
+	/* nothing answers the READ at 101: an expiry stands */
+	set_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags);
+	sroce_task_run(&qp->comp.task);
+	recover_expect(test, qp, &t, 1, true, 101);
+
+	/* recovering, a response of a PSN never sent: the expiry stands */
+	set_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags);
+	recover_respond(test, qp, 200);
+	recover_expect(test, qp, &t, 2, true, 101);
+}
+
 static void count_event(struct ib_event *ev, void *ctx)
 {
 	int *drained = ctx;
@@ -699,6 +788,7 @@ static void comp_sqd_drained_test(struct kunit *test)
 static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(pkt_test, pkt_gen_params),
 	KUNIT_CASE_PARAM(read_resume_test, read_resume_gen_params),
+	KUNIT_CASE_PARAM(read_window_test, read_window_gen_params),
 	KUNIT_CASE_PARAM(ackreq_test, ackreq_gen_params),
 	KUNIT_CASE_PARAM(cover_test, cover_gen_params),
 	KUNIT_CASE_PARAM(timeout_test, timeout_gen_params),
@@ -707,6 +797,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE(comp_recover_test),
 	KUNIT_CASE(comp_recover_stale_test),
 	KUNIT_CASE(comp_rewound_response_test),
+	KUNIT_CASE(comp_alive_test),
 	KUNIT_CASE(comp_sqd_drained_test),
 	{}
 };
