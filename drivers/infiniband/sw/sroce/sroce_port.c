@@ -19,6 +19,7 @@
 #include "sroce_dev.h"
 #include "sroce_hdr.h"
 #include "sroce_port.h"
+#include "sroce_stats.h"
 
 /* Port capability bits modify_port may set or clear. */
 #define SROCE_PORT_MUTABLE_CAPS	(IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP)
@@ -103,7 +104,8 @@ void sroce_port_init(struct sroce_port *port, struct net_device *ndev)
  * @event: NETDEV_* event
  *
  * Recomputes the port state and MTU and dispatches IB_EVENT_PORT_ACTIVE or
- * IB_EVENT_PORT_ERR when the state changed. Netdev notifiers run under
+ * IB_EVENT_PORT_ERR when the state changed; a port that went down counts
+ * in link_downed. Netdev notifiers run under
  * RTNL, so events are dispatched in the order they happened.
  */
 void sroce_port_netdev_event(struct ib_device *ibdev, struct sroce_port *port,
@@ -118,9 +120,13 @@ void sroce_port_netdev_event(struct ib_device *ibdev, struct sroce_port *port,
 	case NETDEV_CHANGEMTU:
 		if (!sroce_port_refresh(port, ndev))
 			break;
-		sroce_port_dispatch(ibdev,
-				    READ_ONCE(port->state) == IB_PORT_ACTIVE ?
-				    IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+		if (READ_ONCE(port->state) == IB_PORT_ACTIVE) {
+			sroce_port_dispatch(ibdev, IB_EVENT_PORT_ACTIVE);
+			break;
+		}
+		/* PortCounters LinkDownedCounter: the link went down */
+		sroce_stats_inc(to_sroce_dev(ibdev), SROCE_CNT_LINK_DOWNED);
+		sroce_port_dispatch(ibdev, IB_EVENT_PORT_ERR);
 		break;
 	default:
 		break;

@@ -229,9 +229,16 @@ test_mtu() {
 	done
 }
 
-test_port_state() {
-	local events=/tmp/asyncwatch
+# link_downed DEV: DEV's link_downed counter
+link_downed() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/link_downed"
+}
 
+test_port_state() {
+	local events=/tmp/asyncwatch down0 down1
+
+	down0=$(link_downed sroce0)
+	down1=$(link_downed sroce1)
 	stdbuf -oL ibv_asyncwatch -d sroce0 >"$events" 2>&1 &
 	local watch=$!
 
@@ -249,6 +256,12 @@ test_port_state() {
 		wait_for 10 port_state_is sroce0 PORT_ACTIVE
 	check "peer up: sroce1 PORT_ACTIVE again" \
 		wait_for 10 port_state_is sroce1 PORT_ACTIVE
+	# LinkDownedCounter: one each (sroce0 lost its carrier, sroce1's
+	# netdev went down); coming back up does not count
+	check "link_downed: sroce0 counted its link going down once" \
+		test "$(link_downed sroce0)" = "$((down0 + 1))"
+	check "link_downed: sroce1 counted its link going down once" \
+		test "$(link_downed sroce1)" = "$((down1 + 1))"
 	sleep 1
 	kill "$watch" 2>/dev/null
 	wait "$watch" 2>/dev/null
