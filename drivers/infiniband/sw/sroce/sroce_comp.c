@@ -160,9 +160,9 @@ void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p)
 }
 
 /*
- * A response that is no progress but answers a request sent before @psn
- * ... sent_psn: a copy of one taken already, or one past a gap while a
- * retransmission recovers. The responder is working through what it was
+ * A response of @psn that is no progress but answers a request that was
+ * sent (@psn before sent_psn): a copy of one taken already, or one past a
+ * gap while a retransmission recovers. The responder is working through what it was
  * asked, so the local ACK timeout (which is there to find lost requests
  * and dead peers) starts again, and an expiry not yet acted upon is
  * void. A retry now would only queue another round of responses behind

@@ -105,8 +105,8 @@ void sroce_port_init(struct sroce_port *port, struct net_device *ndev)
  *
  * Recomputes the port state and MTU and dispatches IB_EVENT_PORT_ACTIVE or
  * IB_EVENT_PORT_ERR when the state changed; a port that went down counts
- * in link_downed. Netdev notifiers run under
- * RTNL, so events are dispatched in the order they happened.
+ * in link_downed. Netdev notifiers run under RTNL, so events are
+ * dispatched in the order they happened.
  */
 void sroce_port_netdev_event(struct ib_device *ibdev, struct sroce_port *port,
 			     struct net_device *ndev, unsigned long event)
