@@ -15,7 +15,8 @@
 #               its KUnit suites, W=1, no warning (scripts/intree.sh)
 #   kunit.*     every KUnit case, as a module in the debug kernel (its VM
 #               runs beside the first scenarios of vm-debug)
-#   vm-stock    the tier's VM scenarios on the stock Debian kernel
+#   vm-stock    the tier's VM scenarios on the stock Debian kernel, at
+#               its "stock" volume in make check (full, or small)
 #   vm-debug    the same on the debug (KASAN, lockdep, kmemleak) kernel:
 #               make check runs each at its "debug" volume of the tiers
 #               file (small: the debug sweep), make check-full at full
@@ -136,7 +137,7 @@ check_tiers() {
 	while read -r name tier stock debug boot budget; do
 		[ -f "tools/testing/sroce-vm/scenarios/$name.sh" ] || bad+=("$name: no such scenario")
 		[[ $tier =~ ^(ci|full|manual)$ ]] || bad+=("$name: tier '$tier'")
-		[[ $stock =~ ^(full|-)$ ]] || bad+=("$name: stock '$stock'")
+		[[ $stock =~ ^(full|small|-)$ ]] || bad+=("$name: stock '$stock'")
 		[[ $debug =~ ^(full|small|-)$ ]] || bad+=("$name: debug '$debug'")
 		[[ $boot =~ ^([a-z0-9]+|-)$ ]] || bad+=("$name: boot '$boot'")
 		[[ $budget =~ ^([0-9]+|-)/([0-9]+|-)$ ]] || bad+=("$name: budget '$budget'")
