@@ -470,6 +470,14 @@ static void sroce_comp_implied_nak(struct sroce_qp *qp,
 	sroce_comp_retry(qp, p, SROCE_RETRY_IMPLIED_NAK);
 }
 
+/*
+ * A valid RNR NAK of @idx's PSN: wait the time it names, within
+ * rnr_retry. The responder got the request and answered, so retry_cnt,
+ * which bounds tries that found no answer (timeouts, sequence errors),
+ * starts again: otherwise a QP whose peer is slow to post receives
+ * would run out of it between RNR waits, on the odd lost packet, with
+ * every request answered. rnr_retry alone bounds the waits.
+ */
 static void sroce_comp_rnr(struct sroce_qp *qp,
 			   const struct sroce_qp_params *p, u32 idx, u8 code)
 {
@@ -487,6 +495,8 @@ static void sroce_comp_rnr(struct sroce_qp *qp,
 		}
 		comp->rnr_left--;
 	}
+	comp->retry_left = p->retry_cnt;
+	clear_bit(SROCE_COMP_TIMEOUT, &comp->flags);
 	del_timer(&comp->retry_timer);
 	mod_timer(&comp->rnr_timer,
 		  jiffies + max(1UL, usecs_to_jiffies(sroce_rnr_timer_usecs(code))));
@@ -857,15 +867,28 @@ void sroce_comp_kick(struct sroce_qp *qp)
  * SROCE_COMP_BACKLOG packets waiting, the packet is dropped and counted
  * (dropped_backlog): the retry rules recover what it carried.
  *
+ * Every response names a PSN the requester sent, so one at or past
+ * &sroce_req.sent_psn is forged or from an earlier life of the QP: were
+ * it taken, an ACK would complete WQEs never sent as successful. It is
+ * dropped here (dropped_unsent_psn); the requester notes a PSN as sent
+ * before the packet leaves, so a fast answer is never taken for one.
+ *
  * Context: any.
  */
 void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	bool ack = sroce_skb_pkt(skb)->opcode == IB_OPCODE_RC_ACKNOWLEDGE;
+	const struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	bool ack = pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE;
 	struct sroce_comp *comp = &qp->comp;
 	bool closed, full, here = false;
 	unsigned long flags;
 
+	if (!sroce_psn_before(pkt->psn, READ_ONCE(qp->req.sent_psn))) {
+		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
+				SROCE_CNT_DROPPED_UNSENT);
+		kfree_skb(skb);
+		return;
+	}
 	spin_lock_irqsave(&comp->rxq.lock, flags);
 	full = skb_queue_len(&comp->rxq) >= SROCE_COMP_BACKLOG;
 	closed = comp->closed;

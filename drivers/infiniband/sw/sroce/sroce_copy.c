@@ -72,13 +72,15 @@ void sroce_key_cache_flush(struct sroce_key_cache *kc)
 }
 
 /*
- * The MR @lkey names. With a cache, the reference belongs to the entry
- * *@slot and stays valid until the next lookup in @kc; without one
- * (*@slot is NULL) the caller owns it.
+ * The MR of @pd that @lkey names. With a cache, the reference belongs to
+ * the entry *@slot and stays valid until the next lookup in @kc; without
+ * one (*@slot is NULL) the caller owns it. An MR of another PD is never
+ * cached: a guessed foreign lkey would keep that MR referenced, unable
+ * to finish its deregistration, until the message ends.
  */
 static struct sroce_mr *sroce_key_cache_get(struct sroce_dev *sdev,
 					    struct sroce_key_cache *kc,
-					    u32 lkey,
+					    struct ib_pd *pd, u32 lkey,
 					    struct sroce_key_cache_entry **slot)
 {
 	struct sroce_key_cache_entry *e;
@@ -86,8 +88,14 @@ static struct sroce_mr *sroce_key_cache_get(struct sroce_dev *sdev,
 	unsigned int i;
 
 	*slot = NULL;
-	if (!kc)
-		return sroce_mr_get_lkey(sdev, lkey);
+	if (!kc) {
+		mr = sroce_mr_get_lkey(sdev, lkey);
+		if (mr && mr->ibmr.pd != pd) {
+			sroce_mr_put(mr);
+			return NULL;
+		}
+		return mr;
+	}
 
 	kc->lookups++;
 	for (i = 0; i < SROCE_KEY_CACHE_SIZE; i++) {
@@ -106,6 +114,10 @@ static struct sroce_mr *sroce_key_cache_get(struct sroce_dev *sdev,
 	mr = sroce_mr_get_lkey(sdev, lkey);
 	if (!mr)
 		return NULL;
+	if (mr->ibmr.pd != pd) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
 	e = &kc->ent[kc->victim];
 	kc->victim = (kc->victim + 1) % SROCE_KEY_CACHE_SIZE;
 	sroce_key_cache_drop(e);
@@ -147,14 +159,10 @@ static int sroce_copy_sge(struct sroce_dev *sdev, struct ib_pd *pd,
 	struct sroce_mr *mr;
 	int err;
 
-	mr = sroce_key_cache_get(sdev, kc, sge->lkey, &slot);
+	mr = sroce_key_cache_get(sdev, kc, pd, sge->lkey, &slot);
 	if (!mr)
 		return -EINVAL;
 
-	if (mr->ibmr.pd != pd) {
-		err = -EINVAL;
-		goto out_release;
-	}
 	/* The whole SGE must lie in the MR, not just this packet's part. */
 	err = sroce_mr_check(mr, pd, sge->addr, sge->length, access);
 	if (err == -EACCES &&

@@ -19,9 +19,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_ether.h>
+#include <linux/jhash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/if_inet6.h>
 #include <net/ip.h>
@@ -36,7 +38,7 @@
 
 /* One group: an MGID and the QPNs attached to it. */
 struct sroce_mcg {
-	struct list_head node;
+	struct hlist_node node;
 	union ib_gid mgid;
 	u8 mac[ETH_ALEN];
 	unsigned int nqps;
@@ -49,9 +51,11 @@ struct sroce_mcg {
  */
 void sroce_mcast_init(struct sroce_mcast *mc)
 {
+	mutex_init(&mc->mutex);
 	spin_lock_init(&mc->lock);
-	INIT_LIST_HEAD(&mc->groups);
+	hash_init(mc->groups);
 	mc->ngroups = 0;
+	mc->seed = get_random_u32();
 }
 
 /**
@@ -65,13 +69,16 @@ void sroce_mcast_init(struct sroce_mcast *mc)
  */
 void sroce_mcast_cleanup(struct sroce_mcast *mc)
 {
-	struct sroce_mcg *g, *tmp;
+	struct hlist_node *tmp;
+	struct sroce_mcg *g;
+	unsigned int bkt;
 
-	WARN_ON_ONCE(!list_empty(&mc->groups));
-	list_for_each_entry_safe(g, tmp, &mc->groups, node) {
-		list_del(&g->node);
+	WARN_ON_ONCE(mc->ngroups);
+	hash_for_each_safe(mc->groups, bkt, tmp, g, node) {
+		hash_del(&g->node);
 		kfree(g);
 	}
+	mutex_destroy(&mc->mutex);
 }
 
 /**
@@ -98,13 +105,19 @@ bool sroce_mgid_mac(const union ib_gid *mgid, u8 *mac)
 	return true;
 }
 
+static u32 sroce_mcg_hash(const struct sroce_mcast *mc,
+			  const union ib_gid *mgid)
+{
+	return jhash(mgid->raw, sizeof(mgid->raw), mc->seed);
+}
+
 static struct sroce_mcg *sroce_mcg_find(struct sroce_mcast *mc,
 					const union ib_gid *mgid)
 {
 	struct sroce_mcg *g;
 
 	lockdep_assert_held(&mc->lock);
-	list_for_each_entry(g, &mc->groups, node)
+	hash_for_each_possible(mc->groups, g, node, sroce_mcg_hash(mc, mgid))
 		if (!memcmp(g->mgid.raw, mgid->raw, sizeof(mgid->raw)))
 			return g;
 	return NULL;
@@ -120,7 +133,10 @@ static int sroce_mcg_index(const struct sroce_mcg *g, u32 qpn)
 	return -1;
 }
 
-/* Add @qpn to the group of @mgid, made from @fresh if it is new. */
+/*
+ * Add @qpn to the group of @fresh's MGID; *@used tells whether @fresh
+ * became that group (a new one, with @qpn its only member).
+ */
 static int sroce_mcg_add(struct sroce_mcast *mc, struct sroce_mcg *fresh,
 			 u32 qpn, bool *used)
 {
@@ -132,10 +148,13 @@ static int sroce_mcg_add(struct sroce_mcast *mc, struct sroce_mcg *fresh,
 	if (!g) {
 		if (mc->ngroups >= SROCE_MAX_MCAST_GRP)
 			return -ENOMEM;
-		g = fresh;
-		list_add_tail(&g->node, &mc->groups);
+		fresh->qpns[0] = qpn;
+		fresh->nqps = 1;
+		hash_add(mc->groups, &fresh->node,
+			 sroce_mcg_hash(mc, &fresh->mgid));
 		mc->ngroups++;
 		*used = true;
+		return 0;
 	}
 	if (sroce_mcg_index(g, qpn) >= 0)
 		return 0;	/* attached already */
@@ -145,15 +164,34 @@ static int sroce_mcg_add(struct sroce_mcast *mc, struct sroce_mcg *fresh,
 	return 0;
 }
 
+/* Take member @i out of @g; @g, unlinked, if that was the last one. */
+static struct sroce_mcg *sroce_mcg_drop(struct sroce_mcast *mc,
+					struct sroce_mcg *g, unsigned int i)
+{
+	lockdep_assert_held(&mc->lock);
+	g->qpns[i] = g->qpns[--g->nqps];
+	if (g->nqps)
+		return NULL;
+	hash_del(&g->node);
+	mc->ngroups--;
+	return g;
+}
+
 /**
  * sroce_attach_mcast() - ib_device_ops.attach_mcast
  * @ibqp: a UD QP
  * @gid: the MGID
  * @lid: ignored (RoCE has no LIDs)
  *
+ * The first QP of a group adds the group's Ethernet address to the
+ * netdev's filter; if that fails, the group is taken out again, so that
+ * a failed attach leaves nothing behind for ib_core (which does not
+ * detach a QP whose attach failed) to trip over at cleanup.
+ *
  * Context: process context.
  * Return: 0; -EINVAL for a QP that is not UD or a GID that is not
- * multicast; -ENOMEM when the device or the group is full.
+ * multicast; -ENOMEM when the device or the group is full, or the
+ * netdev could not take the address.
  */
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
@@ -166,7 +204,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 
 	if (ibqp->qp_type != IB_QPT_UD)
 		return -EINVAL;
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
 	if (!fresh)
 		return -ENOMEM;
 	fresh->mgid = *gid;
@@ -174,20 +212,22 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		kfree(fresh);
 		return -EINVAL;
 	}
+	mutex_lock(&mc->mutex);
 	spin_lock_irqsave(&mc->lock, flags);
 	err = sroce_mcg_add(mc, fresh, ibqp->qp_num, &used);
-	if (err && used) {
-		list_del(&fresh->node);
-		mc->ngroups--;
-		used = false;
-	}
 	spin_unlock_irqrestore(&mc->lock, flags);
-	if (!used) {
-		kfree(fresh);
-		return err;
+	/* a new group: let its frames in, or take it out again */
+	if (used && dev_mc_add(sdev->ndev, fresh->mac)) {
+		spin_lock_irqsave(&mc->lock, flags);
+		sroce_mcg_drop(mc, fresh, 0);
+		spin_unlock_irqrestore(&mc->lock, flags);
+		used = false;
+		err = -ENOMEM;
 	}
-	/* a new group: let its frames in */
-	return dev_mc_add(sdev->ndev, fresh->mac) ? -ENOMEM : 0;
+	mutex_unlock(&mc->mutex);
+	if (!used)
+		kfree(fresh);
+	return err;
 }
 
 /**
@@ -207,16 +247,12 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	unsigned long flags;
 	int i, err = -EINVAL;
 
+	mutex_lock(&mc->mutex);
 	spin_lock_irqsave(&mc->lock, flags);
 	g = sroce_mcg_find(mc, gid);
 	i = g ? sroce_mcg_index(g, ibqp->qp_num) : -1;
 	if (i >= 0) {
-		g->qpns[i] = g->qpns[--g->nqps];
-		if (!g->nqps) {
-			list_del(&g->node);
-			mc->ngroups--;
-			gone = g;
-		}
+		gone = sroce_mcg_drop(mc, g, i);
 		err = 0;
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
@@ -224,7 +260,34 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		dev_mc_del(sdev->ndev, gone->mac);
 		kfree(gone);
 	}
+	mutex_unlock(&mc->mutex);
 	return err;
+}
+
+/**
+ * sroce_mcast_members() - the QPs attached to a group
+ * @mc: the device's multicast state
+ * @mgid: the group
+ * @qpns: filled with their QPNs, room for SROCE_MAX_MCAST_QP_ATTACH
+ *
+ * Context: any.
+ * Return: how many there are; 0 if @mgid is no group.
+ */
+unsigned int sroce_mcast_members(struct sroce_mcast *mc,
+				 const union ib_gid *mgid, u32 *qpns)
+{
+	unsigned int n = 0;
+	struct sroce_mcg *g;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mc->lock, flags);
+	g = sroce_mcg_find(mc, mgid);
+	if (g) {
+		n = g->nqps;
+		memcpy(qpns, g->qpns, n * sizeof(qpns[0]));
+	}
+	spin_unlock_irqrestore(&mc->lock, flags);
+	return n;
 }
 
 /**
@@ -238,12 +301,9 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
 	u32 qpns[SROCE_MAX_MCAST_QP_ATTACH];
-	struct sroce_mcast *mc = &sdev->mcast;
-	unsigned int i, n = 0;
-	struct sroce_mcg *g;
-	union ib_gid mgid;
-	unsigned long flags;
 	struct sk_buff *copy;
+	union ib_gid mgid;
+	unsigned int i, n;
 
 	if (pkt->net == SROCE_PKT_IPV4)
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
@@ -251,14 +311,7 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	else
 		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
 
-	spin_lock_irqsave(&mc->lock, flags);
-	g = sroce_mcg_find(mc, &mgid);
-	if (g) {
-		n = g->nqps;
-		memcpy(qpns, g->qpns, n * sizeof(qpns[0]));
-	}
-	spin_unlock_irqrestore(&mc->lock, flags);
-
+	n = sroce_mcast_members(&sdev->mcast, &mgid, qpns);
 	if (!n || skb_linearize(skb)) {
 		sroce_pkt_count_drop(sdev, n ? SROCE_DROP_NOMEM :
 					       SROCE_DROP_NO_QP);

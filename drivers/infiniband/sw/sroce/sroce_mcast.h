@@ -9,7 +9,8 @@
 #ifndef SROCE_MCAST_H
 #define SROCE_MCAST_H
 
-#include <linux/list.h>
+#include <linux/hashtable.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
@@ -17,17 +18,28 @@
 struct sk_buff;
 struct sroce_dev;
 
+/* 1024 buckets: at the device's 8192 groups, 8 to a bucket on average */
+#define SROCE_MCAST_HASH_BITS	10
+
 /**
  * struct sroce_mcast - the multicast groups of a device
- * @lock: guards @groups and every group's QP list; taken with
+ * @mutex: serialises attach and detach, so that a group and the
+ *	netdev's filter entry for it come and go together (the filter is
+ *	changed outside @lock: dev_mc_add() takes the netdev's address
+ *	lock with bottom halves off)
+ * @lock: guards @groups, @ngroups and every group's QP list; taken with
  *	interrupts saved (the receive path reads them in softirq)
- * @groups: struct sroce_mcg, one per MGID with a QP attached
- * @ngroups: entries in @groups
+ * @groups: struct sroce_mcg, one per MGID with a QP attached, hashed by
+ *	MGID with @seed (the MGIDs are the user's to choose)
+ * @ngroups: groups in @groups
+ * @seed: hash seed, random per device
  */
 struct sroce_mcast {
+	struct mutex mutex; /* see above */
 	spinlock_t lock; /* see above */
-	struct list_head groups;
+	DECLARE_HASHTABLE(groups, SROCE_MCAST_HASH_BITS);
 	unsigned int ngroups;
+	u32 seed;
 };
 
 void sroce_mcast_init(struct sroce_mcast *mc);
@@ -35,6 +47,8 @@ void sroce_mcast_cleanup(struct sroce_mcast *mc);
 bool sroce_mgid_mac(const union ib_gid *mgid, u8 *mac);
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+unsigned int sroce_mcast_members(struct sroce_mcast *mc,
+				 const union ib_gid *mgid, u32 *qpns);
 void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 #endif /* SROCE_MCAST_H */

@@ -54,6 +54,7 @@ static const struct sroce_drop_info sroce_drops[] = {
 	[SROCE_DROP_OPCODE]	= { "opcode", SROCE_CNT_MALFORMED },
 	[SROCE_DROP_HDR_LEN]	= { "hdr_len", SROCE_CNT_MALFORMED },
 	[SROCE_DROP_PAD]	= { "pad", SROCE_CNT_MALFORMED },
+	[SROCE_DROP_PAYLOAD]	= { "payload", SROCE_CNT_MALFORMED },
 	[SROCE_DROP_PKEY]	= { "pkey", SROCE_CNT_PKEY_VIOLATIONS },
 	[SROCE_DROP_ICRC]	= { "icrc", SROCE_CNT_ICRC_ERR },
 	[SROCE_DROP_NOMEM]	= { "nomem", SROCE_CNT_DROPPED_NOMEM },
@@ -203,7 +204,8 @@ static int sroce_pkt_fail(enum sroce_drop_reason *why,
  *
  * The checks run in this order, the first failure deciding the reason:
  * IP/UDP framing, length of a BTH and an ICRC, TVer, CNP, opcode, length
- * of the opcode's headers and an ICRC, the pad rules, P_Key, ICRC. The
+ * of the opcode's headers and an ICRC, the pad rules, no payload where
+ * the opcode has none, P_Key, ICRC. The
  * headers up to the payload are made linear, which may reallocate the
  * skb head (pointers into it taken earlier go stale); skb->len and the
  * packet bytes are not changed. Nothing outside @skb, @pkt and @why is
@@ -245,6 +247,8 @@ int sroce_pkt_parse(struct sk_buff *skb, struct sroce_pkt *pkt,
 	if (!sroce_pkt_pad_ok(skb, pkt))
 		return sroce_pkt_fail(why, SROCE_DROP_PAD);
 	pkt->paylen = skb->len - pkt->hdr_len - pkt->pad - SROCE_ICRC_LEN;
+	if (pkt->paylen && !(pkt->info->flags & SROCE_OPF_PAYLOAD))
+		return sroce_pkt_fail(why, SROCE_DROP_PAYLOAD);
 	if (!sroce_pkt_pkey_ok(skb))
 		return sroce_pkt_fail(why, SROCE_DROP_PKEY);
 	if (!pskb_may_pull(skb, pkt->hdr_len))

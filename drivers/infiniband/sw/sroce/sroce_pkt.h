@@ -36,6 +36,7 @@ enum sroce_drop_reason {
 	SROCE_DROP_OPCODE,	/* opcode sroce does not implement */
 	SROCE_DROP_HDR_LEN,	/* too short for the opcode's headers */
 	SROCE_DROP_PAD,		/* PadCnt or length against the pad rules */
+	SROCE_DROP_PAYLOAD,	/* payload after an opcode that has none */
 	SROCE_DROP_PKEY,	/* P_Key does not match the default one */
 	SROCE_DROP_ICRC,	/* ICRC mismatch */
 	SROCE_DROP_NOMEM,	/* headers could not be made linear */

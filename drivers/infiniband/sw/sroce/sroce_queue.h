@@ -137,6 +137,26 @@ static inline bool sroce_ring_full(u32 prod, u32 cons, u32 mask)
 	return ((prod + 1) & mask) == (cons & mask);
 }
 
+/**
+ * sroce_ring_holds() - whether a slot lies among a ring's entries
+ * @prod: producer index (need not be masked)
+ * @cons: consumer index (need not be masked)
+ * @index: the slot
+ * @mask: slot count - 1
+ *
+ * A consumer that walks ahead of the consumer index (the requester's SQ
+ * head) must stop at the producer index. Where user space owns that
+ * index it can move it backwards, behind the walker: "index != prod"
+ * then holds all the way round the ring, over entries still in use.
+ *
+ * Return: true when @index is at or after @cons and before @prod.
+ */
+static inline bool sroce_ring_holds(u32 prod, u32 cons, u32 index, u32 mask)
+{
+	return sroce_ring_count(index, cons, mask) <
+	       sroce_ring_count(prod, cons, mask);
+}
+
 int sroce_queue_slots(u32 num_elem, size_t elem_size, u32 *num_slots,
 		      u32 *log2_elem_size);
 

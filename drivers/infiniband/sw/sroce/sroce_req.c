@@ -483,7 +483,8 @@ static int sroce_req_start(struct sroce_qp *qp,
 
 	spin_lock_irqsave(&sq->lock, flags);
 	head = sq->head;
-	if (head != sroce_queue_load_prod(&sq->queue)) {
+	if (sroce_ring_holds(sroce_queue_load_prod(&sq->queue), sq->queue.cons,
+			     head, sq->queue.index_mask)) {
 		if (req->replays)
 			claim = sroce_req_claim_replay(qp, p, head, &psn);
 		else if (!req->halted && p->state == IB_QPS_RTS)
@@ -773,14 +774,15 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		return 0;
 	}
 
+	/* before it leaves: its answer may come back before the send returns */
+	sroce_req_note_sent(req, pkt.last ? sroce_psn_next(ctx->last_psn) :
+			    sroce_psn_add(ctx->first_psn, req->npkt + 1));
 	if (sroce_rc_pkt_send(qp, p, skb) == -ENOBUFS) {
 		/* The netdev's queue is full: send this packet again later. */
 		req->cur = cur;
 		sroce_task_schedule_after(&req->task, SROCE_TX_BACKOFF);
 		return 0;
 	}
-	sroce_req_note_sent(req, pkt.last ? sroce_psn_next(ctx->last_psn) :
-			    sroce_psn_add(ctx->first_psn, req->npkt + 1));
 	req->since_ackreq = ackreq ? 0 : req->since_ackreq + 1;
 	req->npkt = pkt.last ? sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1 :
 			       req->npkt + 1;

@@ -56,7 +56,8 @@ struct sroce_send_ctx {
  * @cur: gather cursor in the WQE being sent
  * @cur_idx: SQ slot of the WQE being sent (valid while @in_msg)
  * @psn: PSN of the first packet of the next new WQE
- * @sent_psn: one past the highest PSN sent (a READ's whole range counts
+ * @sent_psn: one past the highest PSN sent, noted just before the packet
+ *	goes to the netdev (a READ's whole range counts
  *	once its request is out); read by the completer
  * @npkt: index of the next packet of the WQE at @cur_idx
  * @since_ackreq: packets sent since the last one with AckReq

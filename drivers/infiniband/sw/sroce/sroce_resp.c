@@ -261,8 +261,14 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_resp *resp = &qp->resp;
+	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
 	int err;
 
+	/* a message's packets carry the path MTU each, but its last */
+	if (pkt->paylen > mtu ||
+	    (!sroce_opcode_ends_msg(pkt->info) && pkt->paylen != mtu))
+		return qp->ibqp.qp_type == IB_QPT_UC ? SROCE_RESP_DROP :
+						       SROCE_RESP_NAK_INVALID;
 	err = sroce_resp_take_rwqe(qp);
 	if (err == -ENOENT)
 		return SROCE_RESP_RNR;
@@ -285,14 +291,21 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		return err == -ENOSPC ? SROCE_RESP_NAK_INVALID :
 					SROCE_RESP_NAK_OP;
 	}
-	if (sroce_opcode_ends_msg(pkt->info)) {
-		if (sroce_opcode_has_inv(pkt->info) &&
-		    sroce_key_invalidate(sdev, qp->ibqp.pd,
-					 sroce_ieth_rkey(sroce_pkt_ieth(skb, pkt))))
-			sroce_resp_recv_done(qp, p, skb, pkt, IB_WC_LOC_QP_OP_ERR);
-		else
-			sroce_resp_recv_done(qp, p, skb, pkt, IB_WC_SUCCESS);
+	if (!sroce_opcode_ends_msg(pkt->info))
+		return SROCE_RESP_OK;
+	/*
+	 * An R_Key to invalidate that is not this PD's, or cannot be
+	 * invalidated, is the requester's error, not ours: the WQE
+	 * completes with IB_WC_REM_INV_REQ_ERR, the QP fails, and an
+	 * invalid request NAK tells the requester (as rdma_rxe does).
+	 */
+	if (sroce_opcode_has_inv(pkt->info) &&
+	    sroce_key_invalidate(sdev, qp->ibqp.pd,
+				 sroce_ieth_rkey(sroce_pkt_ieth(skb, pkt)))) {
+		sroce_resp_recv_done(qp, p, skb, pkt, IB_WC_REM_INV_REQ_ERR);
+		return SROCE_RESP_NAK_INVALID;
 	}
+	sroce_resp_recv_done(qp, p, skb, pkt, IB_WC_SUCCESS);
 	return SROCE_RESP_OK;
 }
 
@@ -351,6 +364,8 @@ sroce_resp_write_start(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	resp->wlen = resp->resid;
 	if (!(p->access & IB_ACCESS_REMOTE_WRITE))
 		return SROCE_RESP_NAK_ACCESS;
+	if (resp->resid > SROCE_MAX_MSG_SIZE)
+		return SROCE_RESP_NAK_INVALID;	/* past max_msg_sz */
 	if (!resp->resid)
 		return SROCE_RESP_OK;	/* IBA 9.4.1: no R_Key check */
 	*mr = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,

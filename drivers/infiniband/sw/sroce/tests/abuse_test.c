@@ -251,6 +251,110 @@ static void write_rekeyed_mid_message_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&to_sroce_mr(f->fr_mr)->ref), 1U);
 }
 
+/* ---- SEND with invalidate: the IETH's R_Key ---------------------------- */
+
+/* A 100-byte SEND ONLY WITH INVALIDATE of @rkey at PSN @psn. */
+static enum sroce_resp_result send_inv_pkt(struct kunit *test,
+					   struct sroce_tfix *f, u32 psn,
+					   u32 rkey)
+{
+	struct sroce_tfix_step s = {
+		IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE, psn, 2, 0, 100,
+	};
+	struct sk_buff *skb = sroce_tfix_skb(test, f, &s);
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	enum sroce_resp_result res;
+	struct sroce_qp_params p;
+
+	sroce_ieth_set_rkey(sroce_pkt_ieth(skb, pkt), rkey);
+	sroce_qp_params_get(f->qp, &p);
+	res = sroce_resp_send(f->qp, &p, skb, pkt);
+	consume_skb(skb);
+	return res;
+}
+
+/*
+ * The R_Key a SEND asks the responder to invalidate is the requester's
+ * to get right: one that names no MR of the PD is a remote invalid
+ * request (NAK, the WQE completes with IB_WC_REM_INV_REQ_ERR), not a
+ * local QP operation error with the SEND acknowledged. A valid one is
+ * invalidated and reported in the completion.
+ */
+static void send_inv_bad_rkey_test(struct kunit *test)
+{
+	struct sroce_tfix *f = sroce_tfix_init(test, IB_QPT_RC, 100, RW);
+	u32 good = f->fr_mr->rkey;
+	struct ib_wc wc;
+
+	sroce_tfix_post_recv(test, f, 0, false);
+	sroce_tfix_post_recv(test, f, 1, false);
+	KUNIT_EXPECT_EQ(test, send_inv_pkt(test, f, 100, next_variant(good)),
+			SROCE_RESP_NAK_INVALID);
+	KUNIT_ASSERT_EQ(test, sroce_poll_cq(&f->cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_INV_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, TFIX_WR_ID(0));
+	KUNIT_EXPECT_EQ(test, to_sroce_mr(f->fr_mr)->state, SROCE_MR_VALID);
+
+	KUNIT_EXPECT_EQ(test, send_inv_pkt(test, f, 101, good), SROCE_RESP_OK);
+	KUNIT_ASSERT_EQ(test, sroce_poll_cq(&f->cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, good);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 100U);
+	KUNIT_EXPECT_EQ(test, to_sroce_mr(f->fr_mr)->state, SROCE_MR_INVALID);
+}
+
+/* ---- lengths a requester must keep -------------------------------------- */
+
+/* Hand @s to the RC responder's SEND execution. */
+static enum sroce_resp_result send_pkt(struct kunit *test,
+				       struct sroce_tfix *f,
+				       const struct sroce_tfix_step *s)
+{
+	struct sk_buff *skb = sroce_tfix_skb(test, f, s);
+	enum sroce_resp_result res;
+	struct sroce_qp_params p;
+
+	sroce_qp_params_get(f->qp, &p);
+	res = sroce_resp_send(f->qp, &p, skb, sroce_skb_pkt(skb));
+	consume_skb(skb);
+	return res;
+}
+
+/*
+ * Every packet of a message but its last carries exactly the path MTU,
+ * and none carries more: a SEND FIRST or MIDDLE of
+ * another size, or a SEND ONLY past the MTU, is an invalid request and
+ * places nothing. A WRITE may not be longer than the device's largest
+ * message, whatever its MR would hold.
+ */
+static void rc_lengths_test(struct kunit *test)
+{
+	struct sroce_tfix *f = sroce_tfix_init(test, IB_QPT_RC, 100, RW);
+	struct sroce_tfix_step first = { IB_OPCODE_RC_SEND_FIRST, 100, 1, 0, 1000 };
+	struct sroce_tfix_step only = { IB_OPCODE_RC_SEND_ONLY, 100, 1, 0, 1100 };
+	struct sroce_tfix_step middle = { IB_OPCODE_RC_SEND_MIDDLE, 101, 1, 1024, 1028 };
+	struct sroce_tfix_step write = {
+		IB_OPCODE_RC_RDMA_WRITE_FIRST, 100, 1, 0, 1024, K_BUF,
+		SROCE_MAX_MSG_SIZE + 1,
+	};
+	struct sroce_tfix_step ok = { IB_OPCODE_RC_SEND_FIRST, 100, 1, 0, 1024 };
+
+	sroce_tfix_post_recv(test, f, 0, false);
+	KUNIT_EXPECT_EQ(test, send_pkt(test, f, &first), SROCE_RESP_NAK_INVALID);
+	KUNIT_EXPECT_EQ(test, send_pkt(test, f, &only), SROCE_RESP_NAK_INVALID);
+	KUNIT_EXPECT_FALSE(test, f->qp->resp.has_rwqe);
+	KUNIT_EXPECT_TRUE(test, all_bytes(f->buf, TFIX_RECV_OFF(0),
+					  TFIX_RECV_OFF(0) + TFIX_RECV_LEN,
+					  TFIX_SENTINEL));
+	KUNIT_EXPECT_EQ(test, send_pkt(test, f, &ok), SROCE_RESP_OK);
+	KUNIT_EXPECT_EQ(test, send_pkt(test, f, &middle), SROCE_RESP_NAK_INVALID);
+	KUNIT_EXPECT_EQ(test, f->buf[TFIX_RECV_OFF(0) + 1024], TFIX_SENTINEL);
+	KUNIT_EXPECT_EQ(test, write_pkt(test, f, &write), SROCE_RESP_NAK_INVALID);
+	KUNIT_EXPECT_TRUE(test, all_bytes(f->buf, TFIX_WOFF, TFIX_WOFF + 1024,
+					  TFIX_SENTINEL));
+}
+
 /* ---- UD: a datagram longer than the receive buffer --------------------- */
 
 /*
@@ -306,6 +410,50 @@ static void resp_backlog_bounded_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_tfix_count(f, SROCE_CNT_DROPPED_BACKLOG),
 			10);
 	skb_queue_purge(&f->qp->resp.rxq);
+}
+
+/* ---- the completer: answers to PSNs never sent ------------------------ */
+
+/* A plain ACK of @psn, through the receive path. */
+static void ack_of(struct kunit *test, struct sroce_qp *qp, u32 psn)
+{
+	sroce_test_ack(test, qp, psn, SROCE_AETH_ACK, SROCE_AETH_CREDITS_INVALID);
+}
+
+/*
+ * Every ACK names a PSN that was sent. One past &sroce_req.sent_psn is
+ * forged (or of an earlier life of the QP): it must not complete the
+ * WQEs it would cover, which were never sent, as successful.
+ */
+static void ghost_ack_ignored_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, 100, 7);
+	sroce_test_claim_send(qp, 3);
+
+	ack_of(test, qp, 102);		/* nothing sent */
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, 0);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_DROPPED_UNSENT),
+			1);
+
+	WRITE_ONCE(qp->req.sent_psn, 101);	/* the first packet is out */
+	ack_of(test, qp, 102);
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, 0);
+	ack_of(test, qp, 100);		/* a real ACK of it */
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->comp.una_psn), 101);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_DROPPED_UNSENT),
+			2);
+
+	WRITE_ONCE(qp->req.sent_psn, 103);	/* all of it */
+	ack_of(test, qp, 102);
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, 1);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_DROPPED_UNSENT),
+			2);
 }
 
 /* ---- rings: a producer index user space keeps moving ------------------ */
@@ -477,6 +625,9 @@ static struct kunit_case sroce_abuse_test_cases[] = {
 	KUNIT_CASE(resp_backlog_bounded_test),
 	KUNIT_CASE(ring_drop_bounded_test),
 	KUNIT_CASE(rq_flush_handler_reposts_test),
+	KUNIT_CASE(ghost_ack_ignored_test),
+	KUNIT_CASE(send_inv_bad_rkey_test),
+	KUNIT_CASE(rc_lengths_test),
 	{}
 };
 

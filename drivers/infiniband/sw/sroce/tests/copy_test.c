@@ -708,6 +708,8 @@ static void bad_key_test(struct kunit *test)
 			-EINVAL);
 	expect_cursor(test, &f.cur, 0, 0, 64);
 	KUNIT_EXPECT_TRUE(test, tmr_untouched(&other, 0, 4096));
+	/* and the key cache keeps no reference to it */
+	KUNIT_EXPECT_EQ(test, tmr_extra_refs(&other), 0U);
 
 	/* A stale variant of a good key, and a key nobody has. */
 	sge = tmr_sge(&mine, 0, 64);

@@ -395,6 +395,14 @@ static const struct pkt_bad_case pkt_bad_cases[] = {
 	{ "pad 1 on ACKNOWLEDGE", PKT(0x11, .ext_len = 4,
 				       .pad = 1, .data = 4),
 	  .want = SROCE_DROP_PAD },
+	{ "RDMA_READ_REQUEST with 4 bytes of payload",
+	  PKT(0x0c, .ext_len = 16, .data = 4), .want = SROCE_DROP_PAYLOAD },
+	{ "ACKNOWLEDGE with 4 bytes of payload",
+	  PKT(0x11, .ext_len = 4, .data = 4), .want = SROCE_DROP_PAYLOAD },
+	{ "COMPARE_SWAP with 8 bytes of payload",
+	  PKT(0x13, .ext_len = 28, .data = 8), .want = SROCE_DROP_PAYLOAD },
+	{ "ATOMIC_ACKNOWLEDGE with 4 bytes of payload",
+	  PKT(0x12, .ext_len = 12, .data = 4), .want = SROCE_DROP_PAYLOAD },
 	{ "P_Key 0x7ffe", SEND(PKEY(0x7ffe)), .want = SROCE_DROP_PKEY },
 	{ "P_Key 0xfffe", SEND(PKEY(0xfffe)), .want = SROCE_DROP_PKEY },
 	{ "P_Key 0x0000", SEND(PKEY(0x0000)), .want = SROCE_DROP_PKEY },
@@ -746,6 +754,7 @@ static const struct {
 	{ SROCE_DROP_OPCODE, SROCE_CNT_MALFORMED },
 	{ SROCE_DROP_HDR_LEN, SROCE_CNT_MALFORMED },
 	{ SROCE_DROP_PAD, SROCE_CNT_MALFORMED },
+	{ SROCE_DROP_PAYLOAD, SROCE_CNT_MALFORMED },
 	{ SROCE_DROP_PKEY, SROCE_CNT_PKEY_VIOLATIONS },
 	{ SROCE_DROP_ICRC, SROCE_CNT_ICRC_ERR },
 	{ SROCE_DROP_NOMEM, SROCE_CNT_DROPPED_NOMEM },
@@ -765,7 +774,7 @@ static const char *const pkt_counter_names[] = {
 	"qkey_violations", "dropped_no_qp", "dropped_qp_state",
 	"dropped_addr", "dropped_nomem", "sent_bytes", "rcvd_bytes",
 	"send_seq_err", "read_resp_abandoned", "dropped_uc_msg",
-	"dropped_ud_msg", "dropped_backlog",
+	"dropped_ud_msg", "dropped_backlog", "dropped_unsent_psn",
 };
 
 static struct sroce_dev *pkt_fake_dev(struct kunit *test)

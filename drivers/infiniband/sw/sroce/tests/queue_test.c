@@ -65,6 +65,45 @@ static void ring_arith_test(struct kunit *test)
 			t->full);
 }
 
+/*
+ * The requester's SQ head walks from the consumer index to the producer
+ * index, which user space may move anywhere, backwards too.
+ */
+struct holds_case {
+	const char *name;
+	u32 prod, cons, index, mask;
+	bool holds;
+};
+
+static const struct holds_case holds_cases[] = {
+	{ "empty ring", 3, 3, 3, 7, false },
+	{ "the oldest of three", 3, 0, 0, 7, true },
+	{ "the newest of three", 3, 0, 2, 7, true },
+	{ "the producer's slot", 3, 0, 3, 7, false },
+	{ "wrapped, inside", 2, 5, 0, 7, true },
+	{ "wrapped, behind the consumer", 2, 5, 4, 7, false },
+	{ "producer moved back behind the head", 1, 0, 3, 7, false },
+	{ "producer moved back to the consumer", 0, 0, 2, 7, false },
+	{ "producer moved back, wrapped", 6, 5, 0, 7, false },
+	{ "full ring, its last slot", 4, 5, 3, 7, true },
+	{ "garbage above the mask", 0xff03, 0x100, 0x2, 7, true },
+};
+
+static void holds_desc(const struct holds_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(holds, holds_cases, holds_desc);
+
+static void ring_holds_test(struct kunit *test)
+{
+	const struct holds_case *t = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, sroce_ring_holds(t->prod, t->cons, t->index,
+					       t->mask), t->holds);
+}
+
 struct next_case {
 	u32 index, mask, next;
 };
@@ -609,6 +648,7 @@ static void queue_shrink_test(struct kunit *test)
 
 static struct kunit_case sroce_queue_test_cases[] = {
 	KUNIT_CASE_PARAM(ring_arith_test, ring_gen_params),
+	KUNIT_CASE_PARAM(ring_holds_test, holds_gen_params),
 	KUNIT_CASE_PARAM(ring_next_test, next_gen_params),
 	KUNIT_CASE_PARAM(queue_slots_test, slots_gen_params),
 	KUNIT_CASE(queue_slots_cache_line_test),

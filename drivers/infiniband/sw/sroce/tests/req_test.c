@@ -742,6 +742,50 @@ static void comp_alive_test(struct kunit *test)
 	recover_expect(test, qp, &t, 2, true, 101);
 }
 
+/*
+ * retry_cnt bounds the tries that found no answer. An RNR NAK of the
+ * awaited PSN is an answer: it gives the transport budget back (while
+ * rnr_retry counts the RNR waits), so timeouts between RNR waits with a
+ * peer that answers every request do not add up to RETRY_EXC_ERR.
+ */
+static void comp_rnr_restores_retry_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+	unsigned long flags;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 2);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->p.rnr_retry = 3;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	qp->comp.rnr_left = 3;
+	sroce_test_claim_send(qp, 1);
+	WRITE_ONCE(qp->req.sent_psn, qp->req.psn);
+
+	/* two timeouts use up retry_cnt 2 */
+	set_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags);
+	sroce_task_run(&qp->comp.task);
+	set_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags);
+	sroce_task_run(&qp->comp.task);
+	KUNIT_ASSERT_EQ(test, qp->comp.retry_left, 0);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_COMPLETER_RETRY),
+			2);
+
+	/* the resend found the peer without a receive: RNR NAK */
+	set_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags);
+	sroce_test_ack(test, qp, RECOVER_SQ_PSN, SROCE_AETH_RNR_NAK, 1);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_RCVD_RNR), 1);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_left, 2);
+	KUNIT_EXPECT_EQ(test, qp->comp.rnr_left, 2);
+	KUNIT_EXPECT_FALSE(test, test_bit(SROCE_COMP_TIMEOUT, &qp->comp.flags));
+	del_timer_sync(&qp->comp.rnr_timer);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_RETRY_EXCEEDED),
+			0);
+	KUNIT_EXPECT_EQ(test, qp->sq.queue.cons, 0);
+}
+
 static void count_event(struct ib_event *ev, void *ctx)
 {
 	int *drained = ctx;
@@ -798,6 +842,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE(comp_recover_stale_test),
 	KUNIT_CASE(comp_rewound_response_test),
 	KUNIT_CASE(comp_alive_test),
+	KUNIT_CASE(comp_rnr_restores_retry_test),
 	KUNIT_CASE(comp_sqd_drained_test),
 	{}
 };

@@ -16,6 +16,9 @@
 #include "test_util.h"
 #include "../sroce_dev.h"
 #include "../sroce_main.h"
+#include "../sroce_opcode.h"
+#include "../sroce_pkt.h"
+#include "../sroce_psn.h"
 #include "../sroce_comp.h"
 #include "../sroce_qp.h"
 #include "../sroce_queue.h"
@@ -292,4 +295,74 @@ struct sroce_qp *sroce_test_comp_qp(struct kunit *test,
 				  sroce_test_comp_free, GFP_KERNEL, &ctx);
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	return qp;
+}
+
+/**
+ * sroce_test_claim_send() - the requester claims a SEND, sends nothing
+ * @qp: a QP of sroce_test_comp_qp(), at its SQ head
+ * @npkts: its packets, from the requester's next PSN on
+ *
+ * The unsignaled SEND of @npkts MTU-sized packets takes the next slot;
+ * &sroce_req.sent_psn is left alone (a test moves it as it "sends").
+ *
+ * Context: process context.
+ */
+void sroce_test_claim_send(struct sroce_qp *qp, u32 npkts)
+{
+	struct sroce_send_ctx *ctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	ctx = &qp->req.ctx[qp->sq.queue.prod];
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->wqe.opcode = IB_WR_SEND;
+	ctx->wqe.length = npkts * 1024;
+	ctx->first_psn = qp->req.psn;
+	ctx->last_psn = sroce_psn_add(qp->req.psn, npkts - 1);
+	ctx->mtu = 1024;
+	qp->sq.queue.prod = sroce_ring_next(qp->sq.queue.prod,
+					    qp->sq.queue.index_mask);
+	qp->sq.head = qp->sq.queue.prod;
+	qp->req.psn = sroce_psn_add(qp->req.psn, npkts);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/**
+ * sroce_test_ack() - an ACKNOWLEDGE reaches the completer
+ * @test: the running test
+ * @qp: a QP of sroce_test_comp_qp()
+ * @psn: its PSN
+ * @type: its AETH syndrome type
+ * @code: its AETH syndrome code (credits, RNR timer or NAK code)
+ *
+ * The packet takes the receive path's way in, sroce_comp_queue(), and
+ * the completer runs until its queue is empty.
+ *
+ * Context: process context; asserts on allocation failure.
+ */
+void sroce_test_ack(struct kunit *test, struct sroce_qp *qp, u32 psn,
+		    enum sroce_aeth_type type, u8 code)
+{
+	const struct sroce_opcode_info *info =
+		sroce_opcode_lookup(IB_OPCODE_RC_ACKNOWLEDGE);
+	struct sroce_pkt *pkt;
+	struct sk_buff *skb;
+	u32 hdr_len;
+
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	hdr_len = sroce_opcode_hdr_len(info);
+	skb = alloc_skb(hdr_len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_zero(skb, hdr_len);
+	pkt = sroce_skb_pkt(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->info = info;
+	pkt->opcode = IB_OPCODE_RC_ACKNOWLEDGE;
+	pkt->psn = psn;
+	pkt->hdr_len = hdr_len;
+	sroce_aeth_set_type(sroce_pkt_aeth(skb, pkt), type);
+	sroce_aeth_set_code(sroce_pkt_aeth(skb, pkt), code);
+	sroce_comp_queue(qp, skb);
+	sroce_task_run(&qp->comp.task);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&qp->comp.rxq), 0);
 }

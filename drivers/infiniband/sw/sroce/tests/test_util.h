@@ -13,6 +13,8 @@
 #include <kunit/test.h>
 #include <rdma/ib_verbs.h>
 
+#include "../sroce_hdr.h"
+
 struct sroce_dev;
 struct sroce_qp;
 
@@ -40,5 +42,8 @@ struct sroce_qp *sroce_test_resp_qp(struct kunit *test,
 struct sroce_qp *sroce_test_comp_qp(struct kunit *test,
 				    struct sroce_test_dev *t, u32 nwqe,
 				    u32 sq_psn, u8 retry_cnt);
+void sroce_test_claim_send(struct sroce_qp *qp, u32 npkts);
+void sroce_test_ack(struct kunit *test, struct sroce_qp *qp, u32 psn,
+		    enum sroce_aeth_type type, u8 code);
 
 #endif /* SROCE_TEST_UTIL_H */
