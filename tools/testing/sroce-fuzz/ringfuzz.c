@@ -120,12 +120,16 @@ static unsigned int rf_next_test(struct rf *rf)
 void rf_result(struct rf *rf, const char *name, unsigned int failed_before,
 	       unsigned int cases)
 {
+	double now = rf_now();
+
 	if (rf->failed == failed_before)
-		printf("ok %u - %s: %u cases\n", rf_next_test(rf), name, cases);
+		printf("ok %u - %s: %u cases, %.1f s\n", rf_next_test(rf), name, cases,
+		       now - rf->t_mark);
 	else
 		printf("not ok %u - %s: %s (case %u)\n", rf_next_test(rf), name,
 		       rf->first_fail, cases);
 	rf->first_fail[0] = 0;
+	rf->t_mark = now;
 	fflush(stdout);
 }
 
@@ -301,6 +305,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse(&rf, argc, argv);
+	rf.t_mark = t0;
 	rf_open_dev(&rf.a);
 	rf_open_dev(&rf.b);
 	printf("ringfuzz: A %s (GID %d), B %s (GID %d), %u cases per family, seed %#llx\n",

@@ -104,6 +104,7 @@ struct rf {
 	unsigned long long cases, cqes, doorbells;
 	const char *only;	/* run only the families whose name has this */
 	char first_fail[240];	/* the first failure since the last result */
+	double t_mark;		/* when the last result was printed */
 };
 
 /* One completion read from a CQ ring by the tool itself. */

@@ -548,10 +548,15 @@ static void fam_sq_prod(struct rf *rf)
 	for (i = 0; i < rf->iters && rf->failed == before; i++) {
 		case_open(rf, &c, 0, 7, 0);	/* no receives: SENDs wait in RNR */
 		fill_all(rf, &c);
-		for (j = 0; j < 4; j++)
+		/*
+		 * Every other case only valid SENDs, none of which ends the
+		 * claims: a producer index moved back behind the requester's
+		 * head lets it claim round the ring, past the consumer.
+		 */
+		for (j = 0; j <= (i & 1 ? c.v->sq.mask : 3); j++)
 			wqe_send(rf, c.v, sq_slot(c.v, j), c.base + j);
 		rf_ring_snap(&c.v->sq);
-		rf_ring_store(&c.v->sq, RF_HDR_PROD, 4);
+		rf_ring_store(&c.v->sq, RF_HDR_PROD, i & 1 ? c.v->sq.mask : 4);
 		rf_doorbell(rf, c.v);
 		for (j = 0; j < 8; j++) {
 			cons = rf_ring_load(&c.v->sq, RF_HDR_CONS);
