@@ -92,14 +92,33 @@ void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	sroce_rc_pkt_send(qp, p, skb);
 }
 
+/*
+ * An invalid SRQ WQE has already left its ring (sroce_srq_take()): it
+ * completes in error here, or its wr_id would never come back. An
+ * invalid RQ WQE stays at the head of its RQ and is flushed from there.
+ */
+static void sroce_resp_bad_srq_wqe(struct sroce_qp *qp)
+{
+	struct ib_wc wc = {
+		.wr_id = qp->resp.rwqe.wr_id,
+		.status = IB_WC_LOC_QP_OP_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT_NUM,
+	};
+
+	sroce_resp_post_wc(qp, &wc, false);
+}
+
 /**
  * sroce_resp_take_rwqe() - take the next receive WQE (RQ or SRQ)
  * @qp: the QP
  *
  * Keeps the one already taken, if any; a new one gets a fresh cursor.
  *
- * Context: the responder's task.
- * Return: 0, -ENOENT when none is posted, -EINVAL if it is invalid.
+ * Context: the responder's task; no queue lock of the QP held.
+ * Return: 0, -ENOENT when none is posted, -EINVAL if it is invalid (an
+ * SRQ WQE then completes with IB_WC_LOC_QP_OP_ERR).
  */
 int sroce_resp_take_rwqe(struct sroce_qp *qp)
 {
@@ -111,6 +130,8 @@ int sroce_resp_take_rwqe(struct sroce_qp *qp)
 		return 0;
 	if (qp->srq) {
 		err = sroce_srq_take(qp->srq, &resp->rwqe);
+		if (err == -EINVAL)
+			sroce_resp_bad_srq_wqe(qp);
 	} else {
 		spin_lock_irqsave(&qp->rq.lock, flags);
 		if (sroce_queue_empty(&qp->rq.queue))

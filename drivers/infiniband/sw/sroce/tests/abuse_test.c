@@ -11,6 +11,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -32,6 +33,7 @@
 #include "../sroce_qp.h"
 #include "../sroce_queue.h"
 #include "../sroce_resp.h"
+#include "../sroce_srq.h"
 #include "../sroce_wq.h"
 #include "../sroce_wqe.h"
 
@@ -390,6 +392,81 @@ static void ud_oversized_datagram_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_qp_state(f->qp), IB_QPS_RTS);
 }
 
+/* ---- SRQ: an invalid WQE is consumed, so it must complete ------------- */
+
+static void tsrq_free(struct kunit_resource *res)
+{
+	struct sroce_srq *srq = res->data;
+
+	sroce_queue_cleanup(&srq->queue);
+}
+
+/* A kernel SRQ of 4 WQEs of 2 SGEs, freed with the test. */
+static struct sroce_srq *tsrq_init(struct kunit *test)
+{
+	struct sroce_srq *srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, srq);
+	spin_lock_init(&srq->lock);
+	KUNIT_ASSERT_EQ(test, sroce_queue_init(&srq->queue, SROCE_QUEUE_KERNEL, 4,
+					       sroce_wqe_recv_size(2)), 0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, tsrq_free,
+							 GFP_KERNEL, srq));
+	srq->max_sge = sroce_wqe_recv_caps(sroce_queue_elem_size(&srq->queue));
+	return srq;
+}
+
+/* Post a slot as user space may write it: @num_sge SGEs of @len bytes. */
+static void tsrq_post_raw(struct sroce_srq *srq, u64 wr_id, u32 num_sge, u32 len)
+{
+	struct rxe_recv_wqe *slot = sroce_queue_producer_slot(&srq->queue);
+	u32 i;
+
+	memset(slot, 0, sroce_queue_elem_size(&srq->queue));
+	slot->wr_id = wr_id;
+	slot->dma.num_sge = num_sge;
+	for (i = 0; i < min(num_sge, srq->max_sge); i++)
+		slot->dma.sge[i].length = len;
+	sroce_queue_advance_producer(&srq->queue);
+}
+
+/*
+ * An SRQ WQE the responder refuses (more SGEs than the SRQ holds, or
+ * lengths whose sum passes 2^32) leaves the SRQ all the same. It used to
+ * vanish: no completion ever gave its wr_id back (found by ringfuzz's
+ * srq-wqe family). It completes with IB_WC_LOC_QP_OP_ERR on the QP that
+ * took it, and the SEND is refused.
+ */
+static void srq_invalid_wqe_completes_test(struct kunit *test)
+{
+	struct sroce_tfix *f = sroce_tfix_init(test, IB_QPT_RC, 100, RW);
+	struct sroce_tfix_step s = { IB_OPCODE_RC_SEND_ONLY, 100, 1, 0, 100 };
+	struct sroce_srq *srq = tsrq_init(test);
+	struct sroce_qp_params p;
+	struct sk_buff *skb;
+	struct ib_wc wc;
+	int i;
+
+	tsrq_post_raw(srq, 0x5151, srq->max_sge + 1, 16);
+	tsrq_post_raw(srq, 0x5252, 2, 0x80000001);
+	f->qp->srq = srq;
+	for (i = 0; i < 2; i++) {
+		skb = sroce_tfix_skb(test, f, &s);
+		sroce_qp_params_get(f->qp, &p);
+		KUNIT_EXPECT_EQ(test, sroce_resp_send(f->qp, &p, skb, sroce_skb_pkt(skb)),
+				SROCE_RESP_NAK_OP);
+		consume_skb(skb);
+		KUNIT_EXPECT_EQ(test, sroce_queue_count(&srq->queue), (u32)(1 - i));
+		KUNIT_ASSERT_EQ(test, sroce_poll_cq(&f->cq->ibcq, 1, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, i ? 0x5252ULL : 0x5151ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+		KUNIT_EXPECT_PTR_EQ(test, wc.qp, &f->qp->ibqp);
+		KUNIT_EXPECT_FALSE(test, f->qp->resp.has_rwqe);
+	}
+	KUNIT_EXPECT_EQ(test, sroce_poll_cq(&f->cq->ibcq, 1, &wc), 0);
+	f->qp->srq = NULL;
+}
+
 /* ---- a flood: every inbox has a limit --------------------------------- */
 
 /*
@@ -622,6 +699,7 @@ static struct kunit_case sroce_abuse_test_cases[] = {
 	KUNIT_CASE(write_imm_rnr_keeps_no_ref_test),
 	KUNIT_CASE(write_rekeyed_mid_message_test),
 	KUNIT_CASE(ud_oversized_datagram_test),
+	KUNIT_CASE(srq_invalid_wqe_completes_test),
 	KUNIT_CASE(resp_backlog_bounded_test),
 	KUNIT_CASE(ring_drop_bounded_test),
 	KUNIT_CASE(rq_flush_handler_reposts_test),
