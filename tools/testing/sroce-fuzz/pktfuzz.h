@@ -121,7 +121,6 @@ struct fz {
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
-	struct ibv_ah *mc_ah;
 	uint8_t *buf;
 	int gid_index;
 	union ibv_gid mgid;
