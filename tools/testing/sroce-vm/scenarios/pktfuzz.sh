@@ -125,9 +125,10 @@ deltas
 sent=$(sed -n 's/^pktfuzz: sent=\([0-9]*\) .*/\1/p' fuzz-out.txt)
 to_dev=$(sed -n 's/^pktfuzz: .* to_device=\([0-9]*\) .*/\1/p' fuzz-out.txt)
 if [ "$rc" = 0 ] && [ "${sent:-0}" -ge "$frames" ]; then
-	tap 0 "pktfuzz sent $sent frames in ${secs}s (seed $seed)"
+	sroce_log "pktfuzz sent $sent frames in ${secs}s (seed $seed)"
+	tap 0 "pktfuzz sent $frames frames"
 else
-	tap 1 "pktfuzz sent its frames" "exit $rc, sent ${sent:-none} of $frames"
+	tap 1 "pktfuzz sent $frames frames" "exit $rc, sent ${sent:-none} of $frames"
 fi
 sent=${sent:-0}
 
@@ -150,21 +151,21 @@ for n in "${!D[@]}"; do
 done | sort
 accounted=$((seen + ip_drop + veth_drop))
 if [ "$sent" -gt 0 ] && [ "$accounted" = "$sent" ]; then
-	tap 0 "every frame accounted: sroce $seen + ip/udp $ip_drop + veth $veth_drop = $sent"
+	tap 0 "every frame accounted for (sroce's counters, IP/UDP drops)"
 else
-	tap 1 "every frame accounted" "sroce $seen + ip/udp $ip_drop + veth $veth_drop = $accounted of $sent sent"
+	tap 1 "every frame accounted for (sroce's counters, IP/UDP drops)" "sroce $seen + ip/udp $ip_drop + veth $veth_drop = $accounted of $sent sent"
 fi
 
 iters=$(sroce_iters 200)
 if sroce_rc_pingpong after-fuzz 120 4096 "$iters" 1024; then
-	tap 0 "rc_pingpong with data check after the fuzz ($iters x 4 KiB)"
+	tap 0 "rc_pingpong with data check after the fuzz"
 else
-	tap 1 "rc_pingpong after the fuzz" "see rc-*-after-fuzz.txt"
+	tap 1 "rc_pingpong with data check after the fuzz" "see rc-*-after-fuzz.txt"
 fi
 if sroce_pingpong ud after-fuzz 120 1024 "$iters" 1024; then
-	tap 0 "ud_pingpong with data check after the fuzz ($iters x 1 KiB)"
+	tap 0 "ud_pingpong with data check after the fuzz"
 else
-	tap 1 "ud_pingpong after the fuzz" "see ud-*-after-fuzz.txt"
+	tap 1 "ud_pingpong with data check after the fuzz" "see ud-*-after-fuzz.txt"
 fi
 
 removed=${#failed[@]}
