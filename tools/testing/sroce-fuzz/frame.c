@@ -216,9 +216,13 @@ static unsigned int put_ext(uint8_t *q, const struct fz_pkt *p)
 		put64(q, p->atmack);
 		q += 8;
 	}
-	if (p->hdrs & (FZ_H_IMMDT | FZ_H_IETH)) {
+	if (p->hdrs & FZ_H_IMMDT) {
 		put32(q, p->imm);
-		q += 4 * !!(p->hdrs & FZ_H_IMMDT) + 4 * !!(p->hdrs & FZ_H_IETH);
+		q += 4;
+	}
+	if (p->hdrs & FZ_H_IETH) {
+		put32(q, p->imm ^ 0xffffffffu);
+		q += 4;
 	}
 	if (p->hdrs & FZ_H_CNP) {
 		memset(q, 0, 16);

@@ -144,7 +144,7 @@ struct fz {
 	int verbose;
 };
 
-/* prng.c-less: a xorshift64* generator, in pktfuzz.c */
+/* pktfuzz.c: the xorshift64* generator, fatal errors */
 uint64_t fz_rand(struct fz *f);
 uint32_t fz_below(struct fz *f, uint32_t n);
 void fz_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
