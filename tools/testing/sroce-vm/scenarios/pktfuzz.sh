@@ -32,7 +32,7 @@
 # "pktfuzz.frames=N" sets the count.  TAP lines land in pktfuzz.txt.
 #
 # sroce-vm: build-prog sroce-fuzz
-# sroce-vm: timeout 3600
+# sroce-vm: timeout 5400
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
