@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Teardown under traffic. Two sroce devices on a veth pair, and
+# sroce_teardown (tools/testing/sroce-teardown) keeping RDMA WRITEs and
+# READs of 64 KiB in flight between them from one process; then, N times
+# each:
+#
+#   rdma-link-del  "rdma link del sroce0" under the live process
+#   ip-link-del    "ip link del veth0" (both devices go) under it
+#   rmmod          "rmmod sroce" refused while the process runs, traffic
+#                  unharmed; clean once it exited; the module reloaded
+#   kill-9         the process killed mid-transfer; its objects gone
+#   churn          create, traffic, destroy in flight: QP or MR first
+#                  with WRITEs and READs outstanding, a CQ refusing to go
+#                  under its QP, CQs destroyed with an event pending
+#
+# A removal must return within BOUND seconds while the process still
+# lives (ib_uverbs disassociates the process instead of waiting for it,
+# sroce_disassociate_ucontext()); the process's next verbs call on the
+# removed device must fail with EIO and touching its old ring mappings
+# must not hurt (the program reads and writes every page of them). After
+# each iteration the RDMA resource counts are back at their baseline.
+# N is 10 at the small volume (make check), 100 at the full volume
+# (make check-full). One "ok"/"not ok" line per kind in teardown.txt.
+#
+# The debug kernel has no hung-task detector (debug.config); the stock
+# kernel's is set to 30 s here. Both rely on BOUND first: a removal that
+# does not return within it fails the scenario at once, with the stacks.
+#
+# sroce-vm: timeout 1500
+# sroce-vm: build-prog sroce-teardown
+
+# shellcheck source=tools/testing/sroce-vm/guest-lib.sh
+source "$SROCE_VM_LIB"
+
+export SROCE_SCENARIO=teardown
+
+BOUND=10
+PROG=$SROCE_PROGS/sroce_teardown
+OUT=$SROCE_RESULTS/teardown.txt
+READY=/tmp/teardown-ready
+: >"$OUT"
+tap=0
+failed=()
+
+iters=100
+sroce_small && iters=10
+
+# Every fork and exec costs under TCG, tens of milliseconds on the debug
+# kernel: the loops below wait with builtins (nap), time with
+# EPOCHREALTIME and read sysfs rather than run rdma and grep.
+mkfifo /tmp/teardown-nap
+exec 9<>/tmp/teardown-nap
+nap() { read -r -t "$1" -u 9 _ || true; }
+
+# usecs: EPOCHREALTIME in microseconds
+usecs() { local now=${EPOCHREALTIME/[.,]/}; echo "$((10#$now))"; }
+
+# set_elapsed T0: ELAPSED is the time since T0 (usecs), as seconds.cc
+set_elapsed() {
+	local d=$(($(usecs) - $1))
+	printf -v ELAPSED '%d.%02d' $((d / 1000000)) $((d % 1000000 / 10000))
+}
+
+if [ -w /proc/sys/kernel/hung_task_timeout_secs ]; then
+	sysctl -qw kernel.hung_task_timeout_secs=30
+	sroce_log "hung-task detector at $(cat /proc/sys/kernel/hung_task_timeout_secs) s"
+else
+	sroce_log "no hung-task detector on this kernel: the $BOUND s bounds stand in"
+fi
+
+result() {	# result OK|FAIL TEXT
+	tap=$((tap + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $tap - $2" | tee -a "$OUT"
+	else
+		echo "not ok $tap - $2" | tee -a "$OUT"
+		failed+=("$2")
+	fi
+}
+
+# bounded SECONDS COMMAND...: run COMMAND, which must return within SECONDS;
+# sets ELAPSED (seconds, 0.01 s). A command still running then is stuck
+# in the kernel: show where, and fail the scenario at once.
+bounded() {
+	local limit=$1 pid t0 rc i
+	shift
+	t0=$(usecs)
+	"$@" &
+	pid=$!
+	for ((i = 0; i < limit * 20; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		nap 0.05
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		sroce_log "'$*' still running after $limit s:"
+		cat "/proc/$pid/stack" 2>/dev/null
+		echo w >/proc/sysrq-trigger
+		result FAIL "'$*' did not return within $limit s"
+		sroce_fail "'$*' hangs"
+	fi
+	wait "$pid"
+	rc=$?
+	set_elapsed "$t0"
+	return "$rc"
+}
+
+# wait_exit SECONDS PID: PID, a child of this shell, exits within SECONDS
+# (its files, the uverbs one included, are released before it becomes a
+# zombie); its status is returned. Else as bounded().
+wait_exit() {
+	local limit=$1 pid=$2 t0 st="" i
+	t0=$(usecs)
+	for ((i = 0; i < limit * 20; i++)); do
+		# gone (bash reaped it already) or a zombie: it has exited
+		st=""
+		read -r _ _ st _ 2>/dev/null <"/proc/$pid/stat" || break
+		[ "$st" = Z ] && break
+		nap 0.05
+	done
+	if [ -n "$st" ] && [ "$st" != Z ]; then
+		sroce_log "process $pid still running after $limit s:"
+		cat "/proc/$pid/stack" 2>/dev/null
+		echo w >/proc/sysrq-trigger
+		result FAIL "process $pid did not exit within $limit s"
+		sroce_fail "process $pid hangs"
+	fi
+	set_elapsed "$t0"
+	# a job killed by a signal: no "Killed" notice on the console
+	{ wait "$pid"; } 2>/dev/null
+}
+
+# res_counts: the RDMA resource counts of sroce0 and sroce1 (in that
+# order, without the device index: a device added again gets a new one).
+res_counts() {
+	local line out0="" out1=""
+	while read -r _ line; do
+		case $line in
+		sroce0:*) out0=$line ;;
+		sroce1:*) out1=$line ;;
+		esac
+	done < <(rdma resource show 2>/dev/null)
+	echo "$out0 / $out1"
+}
+
+# link_ready DEV ADDR: DEV's port is ACTIVE with ADDR's IPv4-mapped GID
+# at index 1 (G0, G1 below), within BOUND seconds.
+link_ready() {
+	local port=/sys/class/infiniband/$1/ports/1 want st gid i
+	sroce_gid_of "$2"
+	want=$SROCE_GID
+	for ((i = 0; i < BOUND * 20; i++)); do
+		st="" gid=""
+		read -r st 2>/dev/null <"$port/state"
+		read -r gid 2>/dev/null <"$port/gids/1"
+		[[ $st == *ACTIVE* ]] && [ "$gid" = "$want" ] && return 0
+		nap 0.05
+	done
+	sroce_fail "$1 not ready: state '$st', GID 1 '$gid'"
+}
+
+links_up() {	# links_up DEV...: rdma link add sroceN on vethN, ready
+	local d
+	for d in "$@"; do
+		rdma link add "sroce$d" type sroce netdev "veth$d" ||
+			sroce_fail "rdma link add sroce$d"
+	done
+	for d in "$@"; do
+		link_ready "sroce$d" "10.0.0.$((d + 1))"
+	done
+}
+
+# pair_up: veth0 10.0.0.1 <-> veth1 10.0.0.2 with fixed MACs and
+# permanent neighbours (as sroce_rdma_pair, IPv4 only, in one ip -batch;
+# the sysctls are set once for all: conf.default), sroce0 and sroce1 on
+# them; GID index 1 of each is its IPv4 address.
+pair_up() {
+	/usr/sbin/ip -batch - <<-EOF || sroce_fail "veth pair"
+		link add veth0 address 02:00:0a:00:00:01 type veth peer name veth1 address 02:00:0a:00:00:02
+		addr add 10.0.0.1/24 dev veth0
+		addr add 10.0.0.2/24 dev veth1
+		neigh replace 10.0.0.1 lladdr 02:00:0a:00:00:01 dev veth1 nud permanent
+		neigh replace 10.0.0.2 lladdr 02:00:0a:00:00:02 dev veth0 nud permanent
+		link set veth0 up
+		link set veth1 up
+	EOF
+	links_up 0 1
+}
+
+# start_traffic: sroce_teardown traffic in the background (TPID), once
+# its first completions arrived.
+start_traffic() {
+	rm -f "$READY"
+	"$PROG" traffic sroce0 "$G0" sroce1 "$G1" "$READY" >/tmp/teardown-traffic.txt 2>&1 &
+	TPID=$!
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ -e "$READY" ] && return 0
+		kill -0 "$TPID" 2>/dev/null || break
+		nap 0.05
+	done
+	cat /tmp/teardown-traffic.txt
+	return 1
+}
+
+# finish_traffic REGEX: ask the process for its state line, which must
+# match REGEX, and let it exit (within BOUND seconds, status 0).
+finish_traffic() {
+	local line
+	kill -USR1 "$TPID"
+	wait_exit "$BOUND" "$TPID" || { cat /tmp/teardown-traffic.txt; return 1; }
+	line=$(grep '^state ' /tmp/teardown-traffic.txt)
+	LAST_STATE=$line
+	[[ $line =~ $1 ]] || { echo "state: '$line', expected /$1/"; return 1; }
+}
+
+# clean_state: the resource counts are back at the baseline (the
+# process's objects are destroyed at its exit, perhaps a little later).
+clean_state() {
+	local i now
+	for ((i = 0; i < BOUND * 10; i++)); do
+		now=$(res_counts)
+		[ "$now" = "$BASELINE" ] && return 0
+		nap 0.1
+	done
+	echo "resources: '$now', baseline '$BASELINE'"
+	return 1
+}
+
+# run_kind NAME FUNCTION: FUNCTION iters times (it returns non-zero on a
+# failure, after printing why); one result line with the slowest teardown.
+run_kind() {
+	local name=$1 fn=$2 i t0 max=0 us
+	MAXT=0.00
+	t0=$SECONDS
+	for ((i = 1; i <= iters; i++)); do
+		if ! "$fn" "$i"; then
+			result FAIL "$name: iteration $i of $iters"
+			return 0
+		fi
+		us=$((10#${ELAPSED/./}))
+		((us > max)) && max=$us MAXT=$ELAPSED
+	done
+	result OK "$name x$iters, slowest teardown $MAXT s, $((SECONDS - t0)) s"
+}
+
+one_rdma_link_del() {
+	start_traffic || return 1
+	bounded "$BOUND" rdma link del sroce0 || { echo "rdma link del failed"; return 1; }
+	# the process outlives its device: nothing waited for it
+	kill -0 "$TPID" 2>/dev/null || { echo "process gone"; return 1; }
+	[ ! -e /sys/class/infiniband/sroce0 ] || { echo "sroce0 left"; return 1; }
+	finish_traffic 'sroce0=EIO sroce1=ok .* touched [1-9]' || return 1
+	links_up 0
+	clean_state || return 1
+}
+
+one_ip_link_del() {
+	start_traffic || return 1
+	bounded "$BOUND" /usr/sbin/ip link del veth0 || { echo "ip link del failed"; return 1; }
+	kill -0 "$TPID" 2>/dev/null || { echo "process gone"; return 1; }
+	# the devices go in ib_core's unregistration work, just after
+	local i
+	for ((i = 0; i < BOUND * 20; i++)); do
+		[ -e /sys/class/infiniband/sroce0 ] ||
+			[ -e /sys/class/infiniband/sroce1 ] || break
+		nap 0.05
+	done
+	if [ -e /sys/class/infiniband/sroce0 ] || [ -e /sys/class/infiniband/sroce1 ]; then
+		echo "an sroce device is left"
+		return 1
+	fi
+	finish_traffic 'sroce0=EIO sroce1=EIO .* touched [1-9]' || return 1
+	pair_up
+	clean_state || return 1
+}
+
+one_rmmod() {
+	local rc
+	start_traffic || return 1
+	bounded "$BOUND" rmmod sroce 2>/dev/null
+	rc=$?
+	[ "$rc" != 0 ] || { echo "rmmod sroce succeeded under a live user"; return 1; }
+	[ -d /sys/module/sroce ] || { echo "sroce unloaded"; return 1; }
+	finish_traffic 'sroce0=ok sroce1=ok completions [0-9]+ errors 0 touched 0' || return 1
+	bounded "$BOUND" rmmod sroce || { echo "rmmod sroce refused after the user exited"; return 1; }
+	# its dependencies stay loaded: insmod alone brings it back
+	/usr/sbin/insmod "$SROCE_KO" || { echo "insmod"; return 1; }
+	links_up 0 1
+	clean_state || return 1
+}
+
+one_kill9() {
+	start_traffic || return 1
+	kill -9 "$TPID"
+	wait_exit "$BOUND" "$TPID"
+	clean_state || return 1
+}
+
+sroce_modprobe ib_core ib_uverbs veth
+# shellcheck disable=SC2119 # no module parameters
+sroce_load_ko
+for c in all default; do
+	sysctl -qw "net.ipv4.conf.$c.accept_local=1" "net.ipv4.conf.$c.rp_filter=0"
+done
+G0=1 G1=1
+pair_up
+BASELINE=$(res_counts)
+sroce_log "baseline resources: $BASELINE"
+sroce_log "$iters iterations of each kind, bound $BOUND s"
+
+run_kind rdma-link-del one_rdma_link_del
+sroce_log "rdma-link-del: last $LAST_STATE"
+run_kind ip-link-del one_ip_link_del
+sroce_log "ip-link-del: last $LAST_STATE"
+run_kind rmmod one_rmmod
+sroce_log "rmmod: last $LAST_STATE"
+run_kind kill-9 one_kill9
+
+t0=$SECONDS
+if bounded $((iters * 3 + 30)) "$PROG" churn sroce0 "$G0" sroce1 "$G1" "$iters" && clean_state; then
+	result OK "churn x$iters (destroy in flight), $((SECONDS - t0)) s"
+else
+	result FAIL "churn x$iters"
+fi
+
+nfail=${#failed[@]}
+sroce_pair_remove
+if [ ${#failed[@]} = "$nfail" ] && [ ! -d /sys/module/sroce ]; then
+	result OK "links deleted and sroce unloaded at the end"
+else
+	result FAIL "end: ${failed[*]:$nfail}"
+fi
+
+[ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
+sroce_log "teardown: all passed"
