@@ -5,7 +5,7 @@
  *
  *   sroce_teardown traffic DEV0 GID0 DEV1 GID1 READY
  *	Connects an RC QP on DEV0 to one on DEV1 and keeps RDMA WRITEs and
- *	READs of 64 KiB in flight from DEV0 until SIGUSR1. READY is created
+ *	READs of 16 KiB in flight from DEV0 until SIGUSR1. READY is created
  *	once the first completions arrived. The first failure of a post or
  *	a completion stops posting (a device may be going away under it)
  *	and is counted. On SIGUSR1 it checks each device the way a user of
@@ -17,6 +17,12 @@
  *	failed (ibv_alloc_pd) and touched counts the pages of mappings of
  *	removed uverbs files ("(deleted)" in /proc/self/maps) it read and
  *	wrote. Exits 0 unless the program itself could not run.
+ *
+ *   sroce_teardown serve DEV0 GID0 DEV1 GID1
+ *	The same for many runs in one process, driven by commands on stdin
+ *	("start", "report", "quit"; see serve()), so that an iteration
+ *	costs no exec. After "report" it closes both contexts, the mappings
+ *	of a removed device unmapped after they were touched.
  *
  *   sroce_teardown churn DEV0 GID0 DEV1 GID1 ITERS
  *	ITERS times: create CQs (on a completion channel, armed), MRs and
@@ -40,12 +46,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MSG_SIZE	(64 * 1024)
+/*
+ * 8 messages of 16 KiB in flight: 128 KiB, below a UDP socket's default
+ * receive buffer. More only gets dropped at the receiving socket on a
+ * slow (debug) kernel, and costs retransmission timeouts.
+ */
+#define MSG_SIZE	(16 * 1024)
 #define BUF_SIZE	(16 * MSG_SIZE)
-#define DEPTH		16
+#define DEPTH		8
 #define CQ_DEPTH	(2 * DEPTH)
 
 struct side {
@@ -182,9 +194,13 @@ static void connect_qp(struct side *me, struct side *peer)
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 12;		/* 16 ms: a vanished peer fails fast */
-	a.retry_cnt = 3;
-	a.rnr_retry = 3;
+	/*
+	 * 67 ms, 7 retries: a debug kernel under TCG can take tens of
+	 * milliseconds to answer, and may drop a packet now and then.
+	 */
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
 	a.sq_psn = 0;
 	a.max_rd_atomic = 8;
 	err = ibv_modify_qp(me->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
@@ -194,7 +210,7 @@ static void connect_qp(struct side *me, struct side *peer)
 		die("%s: to RTS: %s", me->name, strerror(err));
 }
 
-/* One 64 KiB WRITE (even @n) or READ (odd) from @a's slot n to @b's. */
+/* One WRITE (even @n) or READ (odd) of MSG_SIZE from @a's slot n to @b's. */
 static int post_one(struct side *a, struct side *b, unsigned long n)
 {
 	size_t off = (n % (BUF_SIZE / MSG_SIZE)) * MSG_SIZE;
@@ -268,6 +284,10 @@ static unsigned long touch_deleted_maps(void)
 			p[4095] = 0xff;
 			touched++;
 		}
+		/* and gone: the last reference to the removed file goes too */
+		if (munmap((void *)start, end - start))
+			die("munmap of a removed device's ring: %s",
+			    strerror(errno));
 	}
 	fclose(f);
 	return touched;
@@ -281,62 +301,183 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int traffic(struct side *a, struct side *b, const char *ready)
+struct pump {
+	unsigned long posted, done, errors;
+	int outstanding, stalled;
+};
+
+/*
+ * Keep DEPTH WRITEs and READs in flight from @a to @b until @stop says so;
+ * @ready is called once, when DEPTH have completed. The first failure
+ * (post, poll or a completion in error: the device may be going away)
+ * stops posting; it is counted, and the pump idles.
+ */
+static void pump(struct side *a, struct side *b, struct pump *p,
+		 int (*stop)(void), void (*ready)(void))
 {
-	unsigned long posted = 0, done = 0, errors = 0, touched;
-	int outstanding = 0, stalled = 0, ready_made = 0;
-	const char *sa, *sb;
 	struct ibv_wc wc[DEPTH];
-	FILE *f;
+	int ready_done = 0;
 	int i, n;
 
+	memset(p, 0, sizeof(*p));
+	while (!stop()) {
+		while (!p->stalled && p->outstanding < DEPTH) {
+			if (post_one(a, b, p->posted)) {
+				p->errors++;
+				p->stalled = 1;
+				break;
+			}
+			p->posted++;
+			p->outstanding++;
+		}
+		n = p->stalled ? 0 : ibv_poll_cq(a->cq, DEPTH, wc);
+		if (n < 0) {
+			p->errors++;
+			p->stalled = 1;
+		}
+		for (i = 0; i < n; i++) {
+			p->outstanding--;
+			p->done++;
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				p->errors++;
+				p->stalled = 1;
+			}
+		}
+		if (!ready_done && p->done >= DEPTH) {
+			ready();
+			ready_done = 1;
+		}
+		if (p->stalled)
+			usleep(1000);
+	}
+}
+
+/* The state line (see the top of this file); true if both devices live. */
+static int report(struct side *a, struct side *b, const struct pump *p)
+{
+	const char *sa = probe(a), *sb = probe(b);
+	unsigned long touched = touch_deleted_maps();
+
+	printf("state %s=%s %s=%s completions %lu errors %lu touched %lu\n",
+	       a->name, sa, b->name, sb, p->done, p->errors, touched);
+	fflush(stdout);
+	return !strcmp(sa, "ok") && !strcmp(sb, "ok");
+}
+
+static const char *ready_file;
+
+static void make_ready_file(void)
+{
+	FILE *f = fopen(ready_file, "w");
+
+	if (!f)
+		die("%s: %s", ready_file, strerror(errno));
+	fclose(f);
+}
+
+static int usr1_seen(void)
+{
+	return report_now;
+}
+
+static int traffic(struct side *a, struct side *b, const char *ready)
+{
+	struct pump p;
+
 	signal(SIGUSR1, on_usr1);
+	ready_file = ready;
 	create_objs(a);
 	create_objs(b);
 	connect_qp(a, b);
 	connect_qp(b, a);
-
-	while (!report_now) {
-		while (!stalled && outstanding < DEPTH) {
-			if (post_one(a, b, posted)) {
-				errors++;
-				stalled = 1;
-				break;
-			}
-			posted++;
-			outstanding++;
-		}
-		n = stalled ? 0 : ibv_poll_cq(a->cq, DEPTH, wc);
-		if (n < 0) {
-			errors++;
-			stalled = 1;
-		}
-		for (i = 0; i < n; i++) {
-			outstanding--;
-			done++;
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				errors++;
-				stalled = 1;
-			}
-		}
-		if (!ready_made && done >= DEPTH) {
-			f = fopen(ready, "w");
-			if (!f)
-				die("%s: %s", ready, strerror(errno));
-			fclose(f);
-			ready_made = 1;
-		}
-		if (stalled)
-			usleep(1000);
-	}
-
-	sa = probe(a);
-	sb = probe(b);
-	touched = touch_deleted_maps();
-	printf("state %s=%s %s=%s completions %lu errors %lu touched %lu\n",
-	       a->name, sa, b->name, sb, done, errors, touched);
-	fflush(stdout);
+	pump(a, b, &p, usr1_seen, make_ready_file);
+	report(a, b, &p);
 	/* Exit with whatever is left: close on a live device, as kill -9. */
+	return 0;
+}
+
+static void say_ready(void)
+{
+	printf("ready\n");
+	fflush(stdout);
+}
+
+/* A command is waiting on stdin (or stdin is closed). */
+static int command_waiting(void)
+{
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+static void destroy_objs(struct side *s)
+{
+	if (ibv_destroy_qp(s->qp) || ibv_dereg_mr(s->mr) ||
+	    ibv_destroy_cq(s->cq) || ibv_destroy_comp_channel(s->ch) ||
+	    ibv_dealloc_pd(s->pd))
+		die("%s: destroying the objects of a live device failed",
+		    s->name);
+}
+
+/* Close @s after a run: its objects first if the device still lives. */
+static void close_side(struct side *s, int live)
+{
+	if (live)
+		destroy_objs(s);
+	/*
+	 * On a removed device the objects are already gone in the kernel
+	 * and librxe's destroy verbs fail with EIO: leave their user-space
+	 * halves, close the context.
+	 */
+	if (ibv_close_device(s->ctx))
+		die("%s: close_device: %s", s->name, strerror(errno));
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * serve: one process for many runs, so that an iteration costs no exec
+ * (seconds on the debug kernel). Commands on stdin, one a line:
+ *   start   open both devices afresh, connect, pump; "ready" once the
+ *	     first completions arrived; the pump runs on until the next
+ *	     command
+ *   report  stop, print the state line, destroy what lives, close both
+ *	     contexts (the mappings of a removed device were unmapped by
+ *	     touch_deleted_maps()); then "closed"
+ *   quit    exit
+ */
+static int serve(char **argv)
+{
+	struct side a, b;
+	char cmd[32];
+	struct pump p;
+	int live0, live1;
+
+	setvbuf(stdin, NULL, _IONBF, 0);
+	while (fgets(cmd, sizeof(cmd), stdin)) {
+		if (!strcmp(cmd, "quit\n"))
+			return 0;
+		if (strcmp(cmd, "start\n"))
+			die("unknown command %s", cmd);
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		open_side(&a, argv[2], argv[3]);
+		open_side(&b, argv[4], argv[5]);
+		create_objs(&a);
+		create_objs(&b);
+		connect_qp(&a, &b);
+		connect_qp(&b, &a);
+		pump(&a, &b, &p, command_waiting, say_ready);
+		if (!fgets(cmd, sizeof(cmd), stdin) || strcmp(cmd, "report\n"))
+			die("expected report");
+		report(&a, &b, &p);
+		live0 = !strcmp(probe(&a), "ok");
+		live1 = !strcmp(probe(&b), "ok");
+		close_side(&a, live0);
+		close_side(&b, live1);
+		printf("closed\n");
+		fflush(stdout);
+	}
 	return 0;
 }
 
@@ -439,13 +580,15 @@ int main(int argc, char **argv)
 {
 	struct side a = { 0 }, b = { 0 };
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 6 && !strcmp(argv[1], "serve"))
+		return serve(argv);
 	if (argc != 7 || (strcmp(argv[1], "traffic") && strcmp(argv[1], "churn"))) {
 		fprintf(stderr,
-			"usage: %s traffic|churn DEV0 GID0 DEV1 GID1 READY|ITERS\n",
+			"usage: %s traffic|churn|serve DEV0 GID0 DEV1 GID1 [READY|ITERS]\n",
 			argv[0]);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	open_side(&a, argv[2], argv[3]);
 	open_side(&b, argv[4], argv[5]);
 	if (!strcmp(argv[1], "traffic"))
