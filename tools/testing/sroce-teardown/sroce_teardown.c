@@ -352,8 +352,9 @@ static void pump(struct side *a, struct side *b, struct pump *p,
 	}
 }
 
-/* The state line (see the top of this file); true if both devices live. */
-static int report(struct side *a, struct side *b, const struct pump *p)
+/* The state line (see the top of this file); @live: which devices live. */
+static void report(struct side *a, struct side *b, const struct pump *p,
+		   int live[2])
 {
 	const char *sa = probe(a), *sb = probe(b);
 	unsigned long touched = touch_deleted_maps();
@@ -361,7 +362,8 @@ static int report(struct side *a, struct side *b, const struct pump *p)
 	printf("state %s=%s %s=%s completions %lu errors %lu touched %lu\n",
 	       a->name, sa, b->name, sb, p->done, p->errors, touched);
 	fflush(stdout);
-	return !strcmp(sa, "ok") && !strcmp(sb, "ok");
+	live[0] = !strcmp(sa, "ok");
+	live[1] = !strcmp(sb, "ok");
 }
 
 static const char *ready_file;
@@ -383,6 +385,7 @@ static int usr1_seen(void)
 static int traffic(struct side *a, struct side *b, const char *ready)
 {
 	struct pump p;
+	int live[2];
 
 	signal(SIGUSR1, on_usr1);
 	ready_file = ready;
@@ -391,7 +394,7 @@ static int traffic(struct side *a, struct side *b, const char *ready)
 	connect_qp(a, b);
 	connect_qp(b, a);
 	pump(a, b, &p, usr1_seen, make_ready_file);
-	report(a, b, &p);
+	report(a, b, &p, live);
 	/* Exit with whatever is left: close on a live device, as kill -9. */
 	return 0;
 }
@@ -451,7 +454,7 @@ static int serve(char **argv)
 	struct side a, b;
 	char cmd[32];
 	struct pump p;
-	int live0, live1;
+	int live[2];
 
 	setvbuf(stdin, NULL, _IONBF, 0);
 	while (fgets(cmd, sizeof(cmd), stdin)) {
@@ -470,11 +473,9 @@ static int serve(char **argv)
 		pump(&a, &b, &p, command_waiting, say_ready);
 		if (!fgets(cmd, sizeof(cmd), stdin) || strcmp(cmd, "report\n"))
 			die("expected report");
-		report(&a, &b, &p);
-		live0 = !strcmp(probe(&a), "ok");
-		live1 = !strcmp(probe(&b), "ok");
-		close_side(&a, live0);
-		close_side(&b, live1);
+		report(&a, &b, &p, live);
+		close_side(&a, live[0]);
+		close_side(&b, live[1]);
 		printf("closed\n");
 		fflush(stdout);
 	}

@@ -60,6 +60,7 @@ sroce_small && iters=10
 # Every fork and exec costs under TCG, tens of milliseconds on the debug
 # kernel: the loops below wait with builtins (nap), time with
 # EPOCHREALTIME and read sysfs rather than run rdma and grep.
+rm -f /tmp/teardown-nap
 mkfifo /tmp/teardown-nap
 exec 9<>/tmp/teardown-nap
 nap() { read -r -t "$1" -u 9 _ || true; }
