@@ -321,9 +321,9 @@ check_budgets() {
 }
 
 # check_vm_suites KERNEL RUN: one pass/fail per test of the scenarios that
-# run a suite (verbs, rcops, uc, ud, srq, cm, perftest, ringfuzz, pktfuzz
-# and, from guest a of the two-guest scenarios, interop, interop-sroce,
-# interop-read and wire-faults:
+# run a suite (verbs, rcops, uc, ud, srq, cm, perftest, ringfuzz, pktfuzz,
+# teardown and, from guest a of the two-guest scenarios, interop,
+# interop-sroce, interop-read and wire-faults:
 # "ok N - name", "not ok N - name: why";
 # integrity: "tag op=... result=PASS|FAIL"; kverbs: "sroce-kverbs: ok name",
 # "sroce-kverbs: FAIL name: why"), from the results the guest left in the
@@ -341,6 +341,7 @@ check_vm_suites() {
 		    "$run/$kernel"/perftest/results/perftest.txt \
 		    "$run/$kernel"/ringfuzz/results/ringfuzz.txt \
 		    "$run/$kernel"/pktfuzz/results/pktfuzz.txt \
+		    "$run/$kernel"/teardown/results/teardown.txt \
 		    "$run/$kernel"/interop/a/results/interop.txt \
 		    "$run/$kernel"/interop-sroce/a/results/interop.txt \
 		    "$run/$kernel"/interop-read/a/results/interop-read.txt \

@@ -19,6 +19,7 @@
 
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 #include <net/addrconf.h>
@@ -133,13 +134,50 @@ static int sroce_modify_device(struct ib_device *ibdev, int mask,
 	return 0;
 }
 
+/*
+ * A user context pins the module, so that "rmmod sroce" is refused while
+ * a process uses a device. ib_uverbs takes no module reference for a
+ * driver that can disassociate (see sroce_disassociate_ucontext()), and
+ * rmmod would otherwise unplug every device under its users; unplugging
+ * is what "ip link del" and "rdma link del" are for. The reference goes
+ * with the context: at close, or when the device is removed.
+ */
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
 {
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
 	return 0;
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	module_put(THIS_MODULE);
+}
+
+/**
+ * sroce_disassociate_ucontext() - ib_device_ops.disassociate_ucontext
+ * @ibuc: the context of a process that still holds the removed device
+ *
+ * Having this op tells ib_uverbs that the device may be unregistered
+ * while processes hold its file (the netdev is deleted, "rdma link del"):
+ * instead of waiting for them to close it, ib_uverbs destroys every
+ * object of the context with RDMA_REMOVE_DRIVER_REMOVE, calls this, then
+ * dealloc_ucontext, and answers later verbs calls with -EIO.
+ *
+ * Nothing is left for the driver to cut off here. The objects are gone,
+ * so no engine reads or writes a ring any more, and their mmap entries
+ * are removed. What user space still reaches is its ring mappings: their
+ * pages were inserted with vm_insert_page(), so each mapping holds its
+ * own page references (see sroce_mmap()). Once the rings' buffers are
+ * freed those pages belong to the mappings alone, memory no device and
+ * no kernel path uses, returned when the process unmaps them. ib_core's
+ * own zapping of user mappings (uverbs_user_mmap_disassociate()) covers
+ * the PFN mappings of rdma_user_mmap_io() only and does not apply.
+ *
+ * Context: process context, ib_uverbs' hw_destroy_rwsem held for writing.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
@@ -221,6 +259,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 
