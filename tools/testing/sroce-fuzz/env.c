@@ -25,6 +25,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
+#include "fuzz_util.h"
 #include "ringfuzz.h"
 
 #define RF_MEM_TOTAL	(64 * 1024)
@@ -73,18 +74,11 @@ int rf_mem_check(struct rf *rf, const struct rf_mem *m, const char *what)
 
 void rf_open_dev(struct rf_dev *d)
 {
-	struct ibv_device **list;
-	int i, n, fl;
+	int fl;
 
-	list = ibv_get_device_list(&n);
-	if (!list)
-		rf_die("ibv_get_device_list: %s", strerror(errno));
-	for (i = 0; i < n && !d->ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), d->name))
-			d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	d->ctx = fuzz_open_dev(d->name);
 	if (!d->ctx)
-		rf_die("cannot open RDMA device %s", d->name);
+		rf_die("cannot open RDMA device %s: %s", d->name, strerror(errno));
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->pd2 = ibv_alloc_pd(d->ctx);
 	if (!d->pd || !d->pd2)

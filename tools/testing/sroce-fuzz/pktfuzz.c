@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
 #include "pktfuzz.h"
 
 struct fz_opts {
@@ -52,18 +53,14 @@ void fz_die(const char *fmt, ...)
 	exit(1);
 }
 
-/* xorshift64*: small, fast and the same everywhere for a seed. */
 uint64_t fz_rand(struct fz *f)
 {
-	f->rng ^= f->rng >> 12;
-	f->rng ^= f->rng << 25;
-	f->rng ^= f->rng >> 27;
-	return f->rng * 0x2545f4914f6cdd1dull;
+	return fuzz_rand(&f->rng);
 }
 
 uint32_t fz_below(struct fz *f, uint32_t n)
 {
-	return n ? (uint32_t)((fz_rand(f) >> 32) % n) : 0;
+	return fuzz_below(&f->rng, n);
 }
 
 static void usage(void)

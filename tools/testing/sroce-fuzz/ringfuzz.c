@@ -20,20 +20,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
 #include "ringfuzz.h"
 
 uint64_t rf_rand(struct rf *rf)
 {
-	/* xorshift64* */
-	rf->rng ^= rf->rng >> 12;
-	rf->rng ^= rf->rng << 25;
-	rf->rng ^= rf->rng >> 27;
-	return rf->rng * 0x2545f4914f6cdd1dULL;
+	return fuzz_rand(&rf->rng);
 }
 
 uint32_t rf_below(struct rf *rf, uint32_t n)
 {
-	return n ? (uint32_t)(rf_rand(rf) % n) : 0;
+	return fuzz_below(&rf->rng, n);
 }
 
 void rf_fill_random(struct rf *rf, void *p, size_t len)

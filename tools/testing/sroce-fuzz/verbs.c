@@ -21,28 +21,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "fuzz_util.h"
 #include "pktfuzz.h"
 
 #define FZ_QKEY		0x11111111u
 #define FZ_SEND_DEPTH	64
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		fz_die("ibv_get_device_list: %s", strerror(errno));
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		fz_die("cannot open RDMA device %s", name);
-	return ctx;
-}
 
 /* The GID index that holds the device's IPv4 address, IPv4-mapped. */
 static int find_gid(struct fz *f)
@@ -204,7 +187,9 @@ void fz_verbs_setup(struct fz *f, const char *dev)
 				  IBV_QPT_UD };
 	unsigned int i;
 
-	f->ctx = open_dev(dev);
+	f->ctx = fuzz_open_dev(dev);
+	if (!f->ctx)
+		fz_die("cannot open RDMA device %s: %s", dev, strerror(errno));
 	f->gid_index = find_gid(f);
 	f->pd = ibv_alloc_pd(f->ctx);
 	f->cq = ibv_create_cq(f->ctx, 4 * (FZ_SEND_DEPTH + FZ_RECV_DEPTH) * 2,

@@ -45,19 +45,38 @@ static u32 next_variant(u32 key)
 	return sroce_key_compose(key >> 8, (key & 0xff) + 1);
 }
 
+typedef enum sroce_resp_result (*resp_exec_fn)(struct sroce_qp *qp,
+					       const struct sroce_qp_params *p,
+					       struct sk_buff *skb,
+					       const struct sroce_pkt *pkt);
+
+/* Hand @skb, a packet of the fixture's QP, to a responder execution. */
+static enum sroce_resp_result exec_pkt(struct sroce_tfix *f,
+				       struct sk_buff *skb, resp_exec_fn exec)
+{
+	enum sroce_resp_result res;
+	struct sroce_qp_params p;
+
+	sroce_qp_params_get(f->qp, &p);
+	res = exec(f->qp, &p, skb, sroce_skb_pkt(skb));
+	consume_skb(skb);
+	return res;
+}
+
 /* Hand @s to the RC responder's WRITE execution. */
 static enum sroce_resp_result write_pkt(struct kunit *test,
 					struct sroce_tfix *f,
 					const struct sroce_tfix_step *s)
 {
-	struct sk_buff *skb = sroce_tfix_skb(test, f, s);
-	enum sroce_resp_result res;
-	struct sroce_qp_params p;
+	return exec_pkt(f, sroce_tfix_skb(test, f, s), sroce_resp_write);
+}
 
-	sroce_qp_params_get(f->qp, &p);
-	res = sroce_resp_write(f->qp, &p, skb, sroce_skb_pkt(skb));
-	consume_skb(skb);
-	return res;
+/* Hand @s to the RC responder's SEND execution. */
+static enum sroce_resp_result send_pkt(struct kunit *test,
+				       struct sroce_tfix *f,
+				       const struct sroce_tfix_step *s)
+{
+	return exec_pkt(f, sroce_tfix_skb(test, f, s), sroce_resp_send);
 }
 
 /* Bytes [@from, @to) of @mem are all @val. */
@@ -264,15 +283,9 @@ static enum sroce_resp_result send_inv_pkt(struct kunit *test,
 		IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE, psn, 2, 0, 100,
 	};
 	struct sk_buff *skb = sroce_tfix_skb(test, f, &s);
-	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
-	enum sroce_resp_result res;
-	struct sroce_qp_params p;
 
-	sroce_ieth_set_rkey(sroce_pkt_ieth(skb, pkt), rkey);
-	sroce_qp_params_get(f->qp, &p);
-	res = sroce_resp_send(f->qp, &p, skb, pkt);
-	consume_skb(skb);
-	return res;
+	sroce_ieth_set_rkey(sroce_pkt_ieth(skb, sroce_skb_pkt(skb)), rkey);
+	return exec_pkt(f, skb, sroce_resp_send);
 }
 
 /*
@@ -307,21 +320,6 @@ static void send_inv_bad_rkey_test(struct kunit *test)
 }
 
 /* ---- lengths a requester must keep -------------------------------------- */
-
-/* Hand @s to the RC responder's SEND execution. */
-static enum sroce_resp_result send_pkt(struct kunit *test,
-				       struct sroce_tfix *f,
-				       const struct sroce_tfix_step *s)
-{
-	struct sk_buff *skb = sroce_tfix_skb(test, f, s);
-	enum sroce_resp_result res;
-	struct sroce_qp_params p;
-
-	sroce_qp_params_get(f->qp, &p);
-	res = sroce_resp_send(f->qp, &p, skb, sroce_skb_pkt(skb));
-	consume_skb(skb);
-	return res;
-}
 
 /*
  * Every packet of a message but its last carries exactly the path MTU,
