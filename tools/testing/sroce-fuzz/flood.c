@@ -21,9 +21,10 @@
  *        for an ACK, so the device answers nothing but the odd PSN
  *        sequence NAK, which fz_sniff() reads to follow the ePSN.
  *
- * Frames go out in batches by sendmmsg(). The output names the frames
- * sent to each target and their lengths, so that the scenario can work
- * out what a full inbox holds; with -H pktfuzz keeps its QPs after the
+ * Frames go out in batches by sendmmsg(); "sent" counts the frames the
+ * veth took, those it dropped (nobufs) included. The output names the
+ * frames sent to each target and their lengths, so that the scenario can
+ * work out what a full inbox holds; with -H pktfuzz keeps its QPs after the
  * flood until standard input reaches EOF, so that the inboxes drain
  * into live QPs while memory is measured.
  *
@@ -63,6 +64,7 @@ struct fl_run {
 	struct sockaddr_ll to;
 	uint64_t sent[FL_NR];
 	int len[FL_NR];		/* frame length, Ethernet header included */
+	uint64_t nobufs;	/* sent, and dropped by the veth */
 	uint64_t rc_sends;
 	unsigned int dup;
 };
@@ -150,7 +152,13 @@ static void fl_add(struct fz *f, struct fl_run *r, struct fl_batch *b,
 	b->kind[i] = kind;
 }
 
-/* Send the batch; a frame AF_PACKET refuses is counted and skipped. */
+/*
+ * Send the batch. ENOBUFS is a frame the veth took and dropped (its
+ * peer's softnet backlog was full; counted in veth1's tx_dropped): it
+ * counts as sent, and as nobufs. The error of a frame after the first of
+ * a call comes back from the next call, which then sends nothing, so the
+ * frame is not sent twice. Any other refusal is a send_err.
+ */
 static void fl_flush(struct fz *f, struct fl_run *r, struct fl_batch *b)
 {
 	unsigned int off = 0, i;
@@ -158,10 +166,16 @@ static void fl_flush(struct fz *f, struct fl_run *r, struct fl_batch *b)
 
 	while (off < b->n) {
 		n = sendmmsg(f->tx_fd, b->msg + off, b->n - off, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			f->send_err++;
+			if (n < 0 && errno == ENOBUFS) {
+				r->nobufs++;
+				r->sent[b->kind[off]]++;
+				f->sent++;
+			} else {
+				f->send_err++;
+			}
 			off++;
 			continue;
 		}
@@ -186,9 +200,10 @@ static void fl_report(const struct fz *f, const struct fl_run *r, double secs)
 {
 	unsigned int k;
 
-	printf("pktfuzz: flood sent=%llu send_err=%llu seconds=%.1f rate=%.0f\n",
-	       (unsigned long long)f->sent, (unsigned long long)f->send_err,
-	       secs, secs > 0 ? f->sent / secs : 0);
+	printf("pktfuzz: flood sent=%llu nobufs=%llu send_err=%llu seconds=%.1f rate=%.0f\n",
+	       (unsigned long long)f->sent, (unsigned long long)r->nobufs,
+	       (unsigned long long)f->send_err, secs,
+	       secs > 0 ? f->sent / secs : 0);
 	printf("pktfuzz: flood targets");
 	for (k = 0; k < FL_NR; k++)
 		printf(" %s=%llu", fl_names[k], (unsigned long long)r->sent[k]);
@@ -232,7 +247,7 @@ int fz_flood(struct fz *f, unsigned long long frames, bool hold)
 
 	memcpy(r.to.sll_addr, f->dev_mac, 6);
 	/* let setup's traffic settle: the scenario samples its baseline now */
-	usleep(500000);
+	usleep(1000000);
 	fz_sniff(f);
 	t0 = fl_now();
 	printf("pktfuzz: flood start t=%.3f frames=%llu\n", t0, frames);

@@ -57,7 +57,7 @@
 #   8. ibv_rc_pingpong and ibv_ud_pingpong with data checks still pass;
 #   9. the links go and sroce unloads.
 #
-# Full volume: 300,000 frames on the stock kernel, 60,000 on the debug
+# Full volume: 300,000 frames on the stock kernel, 100,000 on the debug
 # one; small: a tenth.  "flood.frames=N" and "flood.slow=0" (no busy
 # loop, no cpumask) on the kernel command line (run.sh --append) change
 # that.
@@ -326,7 +326,7 @@ slow_start() {
 }
 
 slow_stop() {
-	[ -n "$HOG_PID" ] || return 0
+	[ -n "${HOG_PID:-}" ] || return 0
 	kill "$HOG_PID" 2>/dev/null || true
 	wait "$HOG_PID" 2>/dev/null || true
 	echo "$WQ_SAVED" >"$WQ"
@@ -439,7 +439,8 @@ check_counters() {
 	vethd=$(sum veth1.tx_dropped)
 	qp1=$((rcvd - handled))
 	rc=$(( $(field "$TARGETS" rc_next) + $(field "$TARGETS" rc_dup) ))
-	sroce_log "counters: rcvd_pkts $rcvd of $SENT sent (IP/UDP drops $ipd, veth $vethd);" \
+	sroce_log "counters: rcvd_pkts $rcvd of $SENT sent (IP/UDP drops $ipd," \
+		"veth $vethd, of them $(field "$SENT_LINE" nobufs) refused to pktfuzz);" \
 		"dropped_backlog $backlog, dropped_ud_msg ${D[sroce.dropped_ud_msg]:-0}," \
 		"duplicate_request ${D[sroce.duplicate_request]:-0}, out_of_seq_request" \
 		"${D[sroce.out_of_seq_request]:-0}, ack_deferred ${D[sroce.ack_deferred]:-0};" \
@@ -463,6 +464,13 @@ check_counters() {
 	fi
 }
 
+# on the way out, whatever happened: no busy loop, no sampler left
+cleanup() {
+	slow_stop
+	: >sampler.stop
+}
+trap cleanup EXIT
+
 sroce_modprobe ib_core ib_uverbs
 # shellcheck disable=SC2119 # no module parameters
 sroce_load_ko
@@ -475,7 +483,7 @@ if [ "$SROCE_KERNEL" = debug ] || grep -q KernelAddressSanitizer < <(dmesg); the
 	KASAN=1
 fi
 frames=300000
-[ "$SROCE_KERNEL" = debug ] && frames=60000
+[ "$SROCE_KERNEL" = debug ] && frames=100000
 sroce_small && frames=$((frames / 10))
 frames=$(cmdline_var frames "$frames")
 SLOW=$(cmdline_var slow 1)
@@ -492,7 +500,8 @@ SAMPLER_PID=$!
 sroce_log "flood: $frames frames, slow consumer $SLOW, KASAN $KASAN, $NCPU CPUs"
 run_flood "$frames"
 out_line "pktfuzz: flood sent=" || true
-SENT=$(field "$OUT_LINE" sent)
+SENT_LINE=$OUT_LINE
+SENT=$(field "$SENT_LINE" sent)
 out_line "pktfuzz: flood targets" || true
 TARGETS=$OUT_LINE
 if [ "$FUZZ_RC" = 0 ] && [ "$SENT" -ge "$frames" ]; then
