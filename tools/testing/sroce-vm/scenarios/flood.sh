@@ -337,11 +337,11 @@ slow_stop() {
 # run_flood FRAMES: pktfuzz floods and holds its QPs; the sampler runs;
 # the inboxes drain; sets T_START, T_END, and the sample AFTER_*
 run_flood() {
-	mkfifo hold.fifo
+	mkfifo "$FIFOS/hold"
 	"$SROCE_PROGS/pktfuzz" -d sroce0 -t veth0 -i veth1 -4 10.0.0.1 -P 10.0.0.2 \
-		-6 fd00::1 -Q fd00::2 -f "$1" -H <hold.fifo >flood-out.txt 2>flood-err.txt &
+		-6 fd00::1 -Q fd00::2 -f "$1" -H <"$FIFOS/hold" >flood-out.txt 2>flood-err.txt &
 	FUZZ_PID=$!
-	exec {HOLD_FD}>hold.fifo
+	exec {HOLD_FD}>"$FIFOS/hold"
 	wait_line "pktfuzz: flood start" 300 || sroce_fail "pktfuzz did not start: $(cat flood-err.txt)"
 	[ "$SLOW" = 0 ] || slow_start
 	T_START=$(field "$OUT_LINE" t)
@@ -487,8 +487,10 @@ frames=300000
 sroce_small && frames=$((frames / 10))
 frames=$(cmdline_var frames "$frames")
 SLOW=$(cmdline_var slow 1)
-mkfifo nap.fifo
-exec {NAP_FD}<>nap.fifo
+# FIFOs on tmpfs: 9p (the results directory) has none
+FIFOS=$(mktemp -d /tmp/flood.XXXXXX)
+mkfifo "$FIFOS/nap"
+exec {NAP_FD}<>"$FIFOS/nap"
 
 # the frames are 314-330 bytes (flood.c: 256 bytes of payload)
 compute_bound 330
