@@ -359,8 +359,9 @@ int fz_build(struct fz *f, const struct fz_pkt *p, const struct fz_lie *l)
 	put_bth(q, p);
 	q += BTH_LEN;
 	q += put_ext(q, p);
-	for (i = hl; i < body - ICRC_LEN; i++)
-		*q++ = (uint8_t)(i * 7 + p->psn);
+	for (i = hl; i < body - ICRC_LEN; i++, q++)
+		*q = p->payload && i - hl < p->paylen ? p->payload[i - hl] :
+		     (uint8_t)(i * 7 + p->psn);
 	icrc_store(f->frame + ETH_LEN, iplen);
 	return apply_lie(f, p, l, off + UDP_LEN + body);
 }

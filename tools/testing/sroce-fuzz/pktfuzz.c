@@ -4,6 +4,7 @@
  *
  *   pktfuzz -d sroce0 -t veth0 -i veth1 -4 10.0.0.1 -P 10.0.0.2 \
  *           -6 fd00::1 -Q fd00::2 -n 1000000 [-s SEED]
+ *   pktfuzz ... -f FRAMES [-H]
  *
  * The device DEV sits on netdev TARGET; the frames leave through IFACE,
  * the other end of a veth pair, by AF_PACKET, so that they come in on the
@@ -13,6 +14,8 @@
  * them it expects the IP and UDP layers to drop and how many to reach
  * the device, per family. The same seed sends the same frames as long as
  * the device answers the same (PSNs are learnt from its answers).
+ * With -f, pktfuzz floods the device with valid-looking frames instead
+ * (flood.c).
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -37,8 +40,9 @@
 struct fz_opts {
 	const char *dev, *iface, *target;
 	const char *dev4, *peer4, *dev6, *peer6;
-	unsigned long long frames;
+	unsigned long long frames, flood;
 	uint64_t seed;
+	bool hold;
 };
 
 void fz_die(const char *fmt, ...)
@@ -67,7 +71,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pktfuzz -d DEV -t TARGET -i IFACE -4 DEV4 -P PEER4 -6 DEV6 -Q PEER6\n"
-		"               [-n FRAMES] [-s SEED]\n");
+		"               [-n FRAMES] [-s SEED] | [-f FRAMES [-H]]\n");
 	exit(2);
 }
 
@@ -77,7 +81,7 @@ static void parse_opts(int argc, char **argv, struct fz_opts *o)
 
 	o->frames = 20000;
 	o->seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
-	while ((c = getopt(argc, argv, "d:t:i:4:P:6:Q:n:s:")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:i:4:P:6:Q:n:s:f:H")) != -1) {
 		switch (c) {
 		case 'd': o->dev = optarg; break;
 		case 't': o->target = optarg; break;
@@ -88,11 +92,13 @@ static void parse_opts(int argc, char **argv, struct fz_opts *o)
 		case 'Q': o->peer6 = optarg; break;
 		case 'n': o->frames = strtoull(optarg, NULL, 0); break;
 		case 's': o->seed = strtoull(optarg, NULL, 0); break;
+		case 'f': o->flood = strtoull(optarg, NULL, 0); break;
+		case 'H': o->hold = true; break;
 		default: usage();
 		}
 	}
 	if (!o->dev || !o->target || !o->iface || !o->dev4 || !o->peer4 ||
-	    !o->dev6 || !o->peer6 || optind != argc)
+	    !o->dev6 || !o->peer6 || optind != argc || (o->hold && !o->flood))
 		usage();
 	if (!o->seed)
 		o->seed = 1;
@@ -211,6 +217,25 @@ static void run(struct fz *f, unsigned long long frames)
 	}
 }
 
+/* -f: set up as for the fuzz, then flood (flood.c). */
+static int flood_main(struct fz *f, const struct fz_opts *o)
+{
+	int rc;
+
+	printf("pktfuzz: seed=%#llx flood=%llu device=%s via=%s\n",
+	       (unsigned long long)o->seed, o->flood, o->dev, o->iface);
+	fflush(stdout);
+	f->ud_no_recv = true;
+	setup_wire(f, o);
+	fz_verbs_setup(f, o->dev);
+	rc = fz_flood(f, o->flood, o->hold);
+	fz_verbs_teardown(f);
+	close(f->mc_fd);
+	close(f->rx_fd);
+	close(f->tx_fd);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct fz f;
@@ -221,6 +246,8 @@ int main(int argc, char **argv)
 	if (fz_icrc_selftest())
 		fz_die("ICRC self-test failed: the reference CNP does not match");
 	f.rng = o.seed;
+	if (o.flood)
+		return flood_main(&f, &o);
 	printf("pktfuzz: seed=%#llx frames=%llu device=%s via=%s\n",
 	       (unsigned long long)o.seed, o.frames, o.dev, o.iface);
 	fflush(stdout);

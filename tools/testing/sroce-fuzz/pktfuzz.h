@@ -92,6 +92,7 @@ struct fz_pkt {
 	uint64_t atmack;
 	uint32_t imm;
 	unsigned int paylen;	/* payload bytes, without the pad */
+	const uint8_t *payload;	/* NULL: a pattern of the PSN */
 };
 
 /* How the laid-out frame is to be damaged after the ICRC. */
@@ -142,6 +143,7 @@ struct fz {
 	uint64_t completions, cqe_err, acks_seen;
 	uint8_t frame[FZ_MAX_FRAME];
 	int verbose;
+	bool ud_no_recv;	/* flood mode: no receive WQE on f->ud */
 };
 
 /* pktfuzz.c: the xorshift64* generator, fatal errors */
@@ -162,6 +164,9 @@ void fz_verbs_setup(struct fz *f, const char *dev);
 void fz_verbs_maintain(struct fz *f);
 void fz_verbs_teardown(struct fz *f);
 void fz_sniff(struct fz *f);
+
+/* flood.c */
+int fz_flood(struct fz *f, unsigned long long frames, bool hold);
 
 /* cases.c */
 #define FZ_NR_FAMILIES 16

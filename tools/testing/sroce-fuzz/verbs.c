@@ -139,6 +139,8 @@ static void post_recvs(struct fz *f, struct fz_qp *q)
 	};
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 
+	if (q == &f->ud && f->ud_no_recv)
+		return;
 	while (q->posted_recv < FZ_RECV_DEPTH) {
 		wr.wr_id = (uintptr_t)q;
 		if (ibv_post_recv(q->qp, &wr, &bad))
