@@ -72,31 +72,11 @@ source "$SROCE_VM_LIB"
 export SROCE_SCENARIO=flood
 TAP=flood.txt
 : >"$TAP"
-tap_n=0
-failed=()
+# shellcheck source=tools/testing/sroce-vm/counters-lib.sh
+source "$(dirname "$SROCE_VM_LIB")/counters-lib.sh"
 MiB=$((1024 * 1024))
 WQ=/sys/devices/virtual/workqueue/sroce/cpumask
 HW=/sys/class/infiniband/sroce0/ports/1/hw_counters
-
-# tap OK NAME [WHY]: one TAP line (OK is 0 for ok, "skip" for a skip)
-tap() {
-	tap_n=$((tap_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $tap_n - $2" | tee -a "$TAP"
-	elif [ "$1" = skip ]; then
-		echo "ok $tap_n - $2 # SKIP $3" | tee -a "$TAP"
-	else
-		echo "not ok $tap_n - $2: $3" | tee -a "$TAP"
-		failed+=("$2")
-	fi
-}
-
-# cmdline_var NAME DEFAULT: flood.NAME=VALUE from the kernel command line
-cmdline_var() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^flood\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
 
 # nap SECONDS: sleep without a fork (a fork costs up to a second on the
 # debug kernel): a read that times out on a FIFO nobody writes
@@ -201,41 +181,6 @@ field() {
 		if [[ $w == "$2="* ]]; then echo "${w#*=}"; return; fi
 	done
 	echo 0
-}
-
-# snapshot FILE: the device's counters and the IP, UDP and veth drops
-snapshot() {
-	local f v
-	{
-		for f in "$HW"/*; do
-			read -r v <"$f"
-			echo "sroce.${f##*/} $v"
-		done
-		awk '{ if (h[$1] == "") { for (i = 2; i <= NF; i++) n[$1, i] = $i; h[$1] = NF }
-		       else for (i = 2; i <= NF; i++) print substr($1, 1, length($1) - 1) "." n[$1, i], $i }' \
-			/proc/net/snmp /proc/net/netstat
-		for f in veth0/statistics/rx_dropped veth1/statistics/tx_dropped; do
-			read -r v <"/sys/class/net/$f"
-			echo "${f%%/*}.${f##*/} $v"
-		done
-	} >"$1"
-}
-
-declare -A D
-# deltas: every counter's growth between before.txt and after.txt into D
-deltas() {
-	local n v
-	while read -r n v; do
-		D[$n]=$v
-	done < <(awk 'NR == FNR { a[$1] = $2; next } { print $1, $2 - a[$1] }' \
-		before.txt after.txt)
-}
-
-# sum NAME...: the sum of their growths
-sum() {
-	local n s=0
-	for n in "$@"; do s=$((s + ${D[$n]:-0})); done
-	echo "$s"
 }
 
 # drain_key: DRAIN_KEY, what moves while the inboxes drain: the counters

@@ -40,63 +40,8 @@ source "$SROCE_VM_LIB"
 export SROCE_SCENARIO=pktfuzz
 TAP=pktfuzz.txt
 : >"$TAP"
-tap_n=0
-failed=()
-
-# tap OK NAME [WHY]: one TAP line (OK is 0 for ok)
-tap() {
-	tap_n=$((tap_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $tap_n - $2" | tee -a "$TAP"
-	else
-		echo "not ok $tap_n - $2: $3" | tee -a "$TAP"
-		failed+=("$2")
-	fi
-}
-
-# cmdline_var NAME DEFAULT: pktfuzz.NAME=VALUE from the kernel command line
-cmdline_var() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^pktfuzz\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
-
-# snapshot FILE: every counter the accounting reads, "name value" a line
-snapshot() {
-	local f v
-	{
-		for f in /sys/class/infiniband/sroce0/ports/1/hw_counters/*; do
-			read -r v <"$f"
-			echo "sroce.${f##*/} $v"
-		done
-		awk '{ if (h[$1] == "") { for (i = 2; i <= NF; i++) n[$1, i] = $i; h[$1] = NF }
-		       else for (i = 2; i <= NF; i++) print substr($1, 1, length($1) - 1) "." n[$1, i], $i }' \
-			/proc/net/snmp /proc/net/netstat
-		awk '{ print "snmp6." $1, $2 }' /proc/net/snmp6
-		for f in veth0/statistics/rx_dropped veth1/statistics/tx_dropped; do
-			read -r v <"/sys/class/net/$f"
-			echo "${f%%/*}.${f##*/} $v"
-		done
-	} >"$1"
-}
-
-# deltas: every counter's growth between before.txt and after.txt into
-# the array D (one awk: a fork costs up to a second on the debug kernel)
-declare -A D
-deltas() {
-	local n v
-	while read -r n v; do
-		D[$n]=$v
-	done < <(awk 'NR == FNR { a[$1] = $2; next } { print $1, $2 - a[$1] }' \
-		before.txt after.txt)
-}
-
-# sum NAME...: the sum of their growths
-sum() {
-	local n s=0
-	for n in "$@"; do s=$((s + ${D[$n]:-0})); done
-	echo "$s"
-}
+# shellcheck source=tools/testing/sroce-vm/counters-lib.sh
+source "$(dirname "$SROCE_VM_LIB")/counters-lib.sh"
 
 sroce_modprobe ib_core ib_uverbs
 # shellcheck disable=SC2119 # no module parameters
