@@ -3,9 +3,9 @@
 #
 # What the packet fuzzer's scenarios (pktfuzz, flood) share: TAP lines,
 # their knobs on the kernel command line, and snapshots of every counter
-# their accounting reads. Sourced after guest-lib.sh, with
-# SROCE_SCENARIO set and TAP naming the results file; tap() appends to
-# the arrays and counters below.
+# their accounting reads, and the checks after the run (finish). Sourced
+# after guest-lib.sh, with SROCE_SCENARIO set and TAP naming the results
+# file; tap() appends to the arrays and counters below.
 
 tap_n=0
 failed=()
@@ -67,4 +67,32 @@ sum() {
 	local n s=0
 	for n in "$@"; do s=$((s + ${D[$n]:-0})); done
 	echo "$s"
+}
+
+# finish TAG WHAT: patterned RC and UD pingpongs between the two devices
+# after WHAT ("the fuzz"), logs rc-*-TAG.txt and ud-*-TAG.txt; then both
+# links removed and sroce unloaded; fails the scenario if any TAP failed
+finish() {
+	local tag=$1 what=$2 iters removed
+
+	iters=$(sroce_iters 200)
+	if sroce_rc_pingpong "$tag" 120 4096 "$iters" 1024; then
+		tap 0 "rc_pingpong with data check after $what"
+	else
+		tap 1 "rc_pingpong with data check after $what" "see rc-*-$tag.txt"
+	fi
+	if sroce_pingpong ud "$tag" 120 1024 "$iters" 1024; then
+		tap 0 "ud_pingpong with data check after $what"
+	else
+		tap 1 "ud_pingpong with data check after $what" "see ud-*-$tag.txt"
+	fi
+
+	removed=${#failed[@]}
+	sroce_pair_remove
+	if [ ${#failed[@]} = "$removed" ]; then
+		tap 0 "links removed, rmmod sroce"
+	else
+		tap 1 "links removed, rmmod sroce" "${failed[*]:$removed}"
+	fi
+	[ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
 }

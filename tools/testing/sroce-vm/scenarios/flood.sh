@@ -461,25 +461,5 @@ measure
 check_counters
 check_memory
 
-iters=$(sroce_iters 200)
-if sroce_rc_pingpong after-flood 120 4096 "$iters" 1024; then
-	tap 0 "rc_pingpong with data check after the flood"
-else
-	tap 1 "rc_pingpong with data check after the flood" "see rc-*-after-flood.txt"
-fi
-if sroce_pingpong ud after-flood 120 1024 "$iters" 1024; then
-	tap 0 "ud_pingpong with data check after the flood"
-else
-	tap 1 "ud_pingpong with data check after the flood" "see ud-*-after-flood.txt"
-fi
-
-removed=${#failed[@]}
-sroce_pair_remove
-if [ ${#failed[@]} = "$removed" ]; then
-	tap 0 "links removed, rmmod sroce"
-else
-	tap 1 "links removed, rmmod sroce" "${failed[*]:$removed}"
-fi
-
-[ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
+finish after-flood "the flood"
 sroce_log "flood: all passed"

@@ -101,25 +101,5 @@ else
 	tap 1 "every frame accounted for (sroce's counters, IP/UDP drops)" "sroce $seen + ip/udp $ip_drop + veth $veth_drop = $accounted of $sent sent"
 fi
 
-iters=$(sroce_iters 200)
-if sroce_rc_pingpong after-fuzz 120 4096 "$iters" 1024; then
-	tap 0 "rc_pingpong with data check after the fuzz"
-else
-	tap 1 "rc_pingpong with data check after the fuzz" "see rc-*-after-fuzz.txt"
-fi
-if sroce_pingpong ud after-fuzz 120 1024 "$iters" 1024; then
-	tap 0 "ud_pingpong with data check after the fuzz"
-else
-	tap 1 "ud_pingpong with data check after the fuzz" "see ud-*-after-fuzz.txt"
-fi
-
-removed=${#failed[@]}
-sroce_pair_remove
-if [ ${#failed[@]} = "$removed" ]; then
-	tap 0 "links removed, rmmod sroce"
-else
-	tap 1 "links removed, rmmod sroce" "${failed[*]:$removed}"
-fi
-
-[ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
+finish after-fuzz "the fuzz"
 sroce_log "pktfuzz: all passed"
