@@ -258,6 +258,19 @@ static void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 		sroce_resp_post_wc(qp, &wc, false);
 }
 
+/*
+ * Every packet of a SEND or WRITE carries the path MTU, but a message's
+ * last, which carries at most that.
+ */
+static bool sroce_resp_pmtu_ok(const struct sroce_qp_params *p,
+			       const struct sroce_pkt *pkt)
+{
+	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
+
+	return sroce_opcode_ends_msg(pkt->info) ? pkt->paylen <= mtu :
+						  pkt->paylen == mtu;
+}
+
 /**
  * sroce_resp_send() - scatter a SEND packet into the receive WQE
  * @qp: the QP
@@ -282,12 +295,9 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	struct sroce_resp *resp = &qp->resp;
-	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
 	int err;
 
-	/* a message's packets carry the path MTU each, but its last */
-	if (pkt->paylen > mtu ||
-	    (!sroce_opcode_ends_msg(pkt->info) && pkt->paylen != mtu))
+	if (!sroce_resp_pmtu_ok(p, pkt))
 		return qp->ibqp.qp_type == IB_QPT_UC ? SROCE_RESP_DROP :
 						       SROCE_RESP_NAK_INVALID;
 	err = sroce_resp_take_rwqe(qp);
@@ -403,7 +413,7 @@ sroce_resp_write_check(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	int err;
 
 	if (pkt->paylen > resp->resid || (last && pkt->paylen != resp->resid) ||
-	    (!last && pkt->paylen != ib_mtu_enum_to_int(p->path_mtu)))
+	    !sroce_resp_pmtu_ok(p, pkt))
 		return SROCE_RESP_NAK_INVALID;
 	/* The immediate needs a receive WQE before any byte is placed. */
 	if (last && sroce_opcode_has_imm(pkt->info)) {

@@ -325,7 +325,8 @@ static void send_inv_bad_rkey_test(struct kunit *test)
  * Every packet of a message but its last carries exactly the path MTU,
  * and none carries more: a SEND FIRST or MIDDLE of
  * another size, or a SEND ONLY past the MTU, is an invalid request and
- * places nothing. A WRITE may not be longer than the device's largest
+ * places nothing; so is a WRITE ONLY past the MTU, even one its RETH
+ * announces. A WRITE may not be longer than the device's largest
  * message, whatever its MR would hold.
  */
 static void rc_lengths_test(struct kunit *test)
@@ -339,6 +340,9 @@ static void rc_lengths_test(struct kunit *test)
 		SROCE_MAX_MSG_SIZE + 1,
 	};
 	struct sroce_tfix_step ok = { IB_OPCODE_RC_SEND_FIRST, 100, 1, 0, 1024 };
+	struct sroce_tfix_step write_only = {
+		IB_OPCODE_RC_RDMA_WRITE_ONLY, 100, 1, 0, 1100, K_BUF, 1100,
+	};
 
 	sroce_tfix_post_recv(test, f, 0, false);
 	KUNIT_EXPECT_EQ(test, send_pkt(test, f, &first), SROCE_RESP_NAK_INVALID);
@@ -351,6 +355,8 @@ static void rc_lengths_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, send_pkt(test, f, &middle), SROCE_RESP_NAK_INVALID);
 	KUNIT_EXPECT_EQ(test, f->buf[TFIX_RECV_OFF(0) + 1024], TFIX_SENTINEL);
 	KUNIT_EXPECT_EQ(test, write_pkt(test, f, &write), SROCE_RESP_NAK_INVALID);
+	KUNIT_EXPECT_EQ(test, write_pkt(test, f, &write_only),
+			SROCE_RESP_NAK_INVALID);
 	KUNIT_EXPECT_TRUE(test, all_bytes(f->buf, TFIX_WOFF, TFIX_WOFF + 1024,
 					  TFIX_SENTINEL));
 }
