@@ -67,27 +67,69 @@ wire_case() {
 	fi
 }
 
+# wire_dreqs_in: the DREQs this guest's connection managers took in so far
+# (every RDMA device and port).
+wire_dreqs_in() {
+	cat /sys/class/infiniband/*/ports/*/cm_rx_msgs/dreq 2>/dev/null |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+# wire_lost_dreq PID DREQS NAME: the server PID of case NAME still runs WIRE_DREQ_GRACE s
+# after its client passed.  A server of WIRE_DREQ_WAIT (rping) ends only on
+# its client's DREQ, and the client destroys its rdma_cm ID as soon as it
+# has sent it, which cancels the DREQ's retransmission: on a lossy wire
+# that one DREQ may be lost, and the server then waits for ever (seen with
+# the DREQ counters: the client sent one and never retried, the server took
+# in none).  Stop the server; true (the case passes) if no DREQ came in
+# since DREQS, false if one did and the server still did not end.
+wire_lost_dreq() {
+	local pid=$1 dreqs=$2 name=$3 _
+	for _ in $(seq 1 $((WIRE_DREQ_GRACE * 5))); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	if [ "$(wire_dreqs_in)" = "$dreqs" ]; then
+		sroce_log "$name: the client's only DREQ was lost on the wire; server stopped"
+		return 0
+	fi
+	sroce_log "$name: the server took in a DREQ and did not end within ${WIRE_DREQ_GRACE}s"
+	return 1
+}
+
+WIRE_DREQ_GRACE=15
+
 # wire_run_once NAME SERVER_ROLE LIMIT READY KEY: one run of WIRE_SRV /
 # WIRE_CLI for wire_case; leaves "RC AGAIN" in the shared value rc-KEY.
 wire_run_once() {
-	local name=$1 srole=$2 limit=$3 ready=$4 key=$5 pid rc again=0 log peer _
+	local name=$1 srole=$2 limit=$3 ready=$4 key=$5 pid rc="" again=0 log peer _ dreqs
 	local rcfile=$SROCE_SHARED/val-rc-$5.$SROCE_PEER_ROLE
 	set +e
 	if [ "$SROCE_ROLE" = "$srole" ]; then
 		log=$name-srv.txt
+		dreqs=$(wire_dreqs_in)
 		timeout "$limit" "${WIRE_SRV[@]}" >"$log" 2>&1 &
 		pid=$!
 		sroce_wait_ready "$pid" 300 wire_ready "$ready"
 		sroce_peer_put "listen-$key" 1
 		while kill -0 "$pid" 2>/dev/null; do
-			if [ -e "$rcfile" ] && read -r peer _ <"$rcfile" && [ "$peer" != 0 ]; then
-				kill "$pid"
-				break
+			if [ -e "$rcfile" ] && read -r peer _ <"$rcfile"; then
+				if [ "$peer" != 0 ]; then
+					kill "$pid"
+					break
+				fi
+				if [ -n "${WIRE_DREQ_WAIT:-}" ]; then
+					if wire_lost_dreq "$pid" "$dreqs" "$name"; then rc=0; else rc=1; fi
+					break
+				fi
 			fi
 			sleep 0.2
 		done
-		wait "$pid"
-		rc=$?
+		if [ -z "$rc" ]; then
+			wait "$pid"
+			rc=$?
+		fi
 	else
 		log=$name-cli.txt
 		sroce_peer_get "listen-$key" "$limit" >/dev/null
@@ -152,6 +194,7 @@ wire_rping() {
 	local srole=$1 count=$2 size=$3 fam=$4 port here
 	port=$((7174 + WIRE_CASES))
 	if [ "$fam" = 6 ]; then here=$SROCE_LOCAL6; else here=$SROCE_LOCAL4; fi
+	local WIRE_DREQ_WAIT=1
 	wire_case "rping-$size-x$count-v$fam-srv$srole" "$srole" 240 "cm:$port" \
 		-- rping -s -a "$here" -p "$port" -C "$count" -S "$size" -V \
 		-- rping -c -a "$(wire_peer "$fam")" -p "$port" -C "$count" -S "$size" -V

@@ -93,8 +93,7 @@ fault() {
 	netem "$step" "$@"
 	# At 5% loss each way a lost last packet or ACK waits out rdma_cm's
 	# local ACK timeout (0.5 s), about twice per ping: 100 pings took
-	# 103 s of the case's 240 in one run, and more than 240 in one CI
-	# run. 50 pings cover the same recovery.
+	# 103 s of the case's 240 in one run; 50 cover the same recovery.
 	pings=$(sroce_iters 100)
 	[ "$step" != loss-5 ] || pings=$(sroce_iters 50)
 	wire_rping b "$pings" 9000 4
