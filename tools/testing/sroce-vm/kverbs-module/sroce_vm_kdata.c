@@ -16,6 +16,10 @@
  *                       with that rkey is a remote access error
  *   data-local-inv-rereg  LOCAL_INV, then REG_MR with the next key: the
  *                       new rkey works, the old one is refused
+ *   data-flush-repost   a QP with receives goes to ERR and its CQ's
+ *                       handler posts one more receive from inside the
+ *                       flush (as ib_drain_rq() and reposting ULPs do):
+ *                       no deadlock, every receive flushed once, in order
  *
  * Buffers are DMA-mapped with ib_dma_* (sroce is a virtual-DMA device) and
  * used with the PD's local_dma_lkey. Every check builds its own pair of
@@ -61,6 +65,15 @@ MODULE_PARM_DESC(dev1, "the responder's ib_device (default sroce1)");
 static DEFINE_MUTEX(kd_mutex);
 static struct ib_device *kd_dev[2];
 
+/* What the CQ handler of data-flush-repost does: one receive posted back. */
+struct kd_repost {
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
+	int calls;
+	int reposts;
+	int err;
+};
+
 /* One end: its device, objects and address. */
 struct kd_end {
 	struct ib_device *dev;
@@ -70,10 +83,12 @@ struct kd_end {
 	u32 sgid_index;
 	union ib_gid gid;
 	u8 mac[ETH_ALEN];
+	struct kd_repost *repost;	/* the CQ handler's work, if any */
 };
 
 struct kd_ctx {
 	struct kd_end end[2];		/* [0] requester, [1] responder */
+	struct kd_repost repost;	/* outlives every CQ of a run */
 	char why[192];
 	unsigned int passed;
 	unsigned int failed;
@@ -230,8 +245,23 @@ static long kd_pages_diff(struct kd_pages *pg, size_t off, size_t len,
 
 /* ---- the QP pair --------------------------------------------------------- */
 
+/*
+ * Completion events: only data-flush-repost asks for them. Its handler
+ * re-arms and, the first time, posts a receive to the QP whose flush is
+ * calling it.
+ */
 static void kd_comp_handler(struct ib_cq *cq, void *ctx)
 {
+	struct kd_end *e = ctx;
+	struct kd_repost *r = READ_ONCE(e->repost);
+
+	if (!r)
+		return;
+	r->calls++;
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	if (r->reposts++)
+		return;
+	r->err = ib_post_recv(e->qp, &r->wr, NULL);
 }
 
 /* The end's first RoCEv2 GID with an IPv4 address, and its MAC. */
@@ -312,6 +342,7 @@ static void kd_end_destroy(struct kd_ctx *c, struct kd_end *e)
 	e->qp = NULL;
 	e->cq = NULL;
 	e->pd = NULL;
+	e->repost = NULL;
 }
 
 /* RESET -> INIT -> RTR -> RTS, connected to @peer. */
@@ -699,6 +730,58 @@ out:
 	kd_buf_free(e0->dev, &src);
 }
 
+/*
+ * Receives 0 and 1 are posted, the CQ armed, the QP moved to ERR: the
+ * flush completes them and the handler posts receive 2 from inside it.
+ * Each must complete once, in order, flushed. A flush that called the
+ * handler with the receive queue's lock held deadlocked on that post.
+ */
+static void kd_check_flush_repost(struct kd_ctx *c)
+{
+	struct kd_end *e = &c->end[1];
+	struct kd_repost *r = &c->repost;
+	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
+	struct ib_sge sge[2];
+	struct ib_recv_wr wr[2];
+	struct kd_buf b = {};
+	struct ib_wc wc;
+	int i, err;
+
+	if (!kd_pair_up(c) || !kd_buf_alloc(c, e->dev, &b, 3 * 256))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		sge[i] = kd_sge(e, &b, 256);
+		sge[i].addr += i * 256;
+		wr[i] = (struct ib_recv_wr){
+			.wr_id = i, .sg_list = &sge[i], .num_sge = 1,
+			.next = i ? NULL : &wr[1],
+		};
+	}
+	memset(r, 0, sizeof(*r));
+	r->sge = kd_sge(e, &b, 256);
+	r->sge.addr += 2 * 256;
+	r->wr = (struct ib_recv_wr){ .wr_id = 2, .sg_list = &r->sge,
+				     .num_sge = 1 };
+	err = ib_post_recv(e->qp, wr, NULL);
+	if (kd_bad(c, err, "ib_post_recv: %d", err))
+		goto out;
+	WRITE_ONCE(e->repost, r);
+	err = ib_req_notify_cq(e->cq, IB_CQ_NEXT_COMP);
+	if (kd_bad(c, err < 0, "ib_req_notify_cq: %d", err))
+		goto out;
+	err = ib_modify_qp(e->qp, &a, IB_QP_STATE);
+	if (kd_bad(c, err, "ib_modify_qp to ERR: %d", err))
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (!kd_expect(c, e, i, IB_WC_WR_FLUSH_ERR, 0, &wc))
+			goto out;
+	kd_bad(c, !r->calls || r->err, "handler: %d calls, post error %d",
+	       r->calls, r->err);
+out:
+	kd_pair_down(c);
+	kd_buf_free(e->dev, &b);
+}
+
 /* ---- running ------------------------------------------------------------- */
 
 static const struct {
@@ -709,6 +792,7 @@ static const struct {
 	{ "data-frmr-write-read", kd_check_frmr_write_read },
 	{ "data-send-inv", kd_check_send_inv },
 	{ "data-local-inv-rereg", kd_check_local_inv_rereg },
+	{ "data-flush-repost", kd_check_flush_repost },
 };
 
 static void kd_run_all(void)
