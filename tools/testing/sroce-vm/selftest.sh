@@ -9,6 +9,7 @@
 #   selftest-timeout  outlives its 10 s limit
 #   selftest-kasan    a slab out-of-bounds write (KASAN report)
 #   selftest-leak     leaked allocations (kmemleak report)
+#   selftest-hang     insmod blocked for 70 s (hung-task report at 30 s)
 #   selftest-splat+smoke  a boot group (run.sh A+B): the splat fails its
 #                     member and the group's line, not smoke after it
 # The stock kernel runs the first five and the group; the debug kernel
@@ -65,17 +66,19 @@ declare -A EXPECT=(
 	[selftest-timeout]='FAIL: selftest-timeout \[@K@\] \(timeout after 10s\)$'
 	[selftest-kasan]='FAIL: selftest-kasan \[@K@\] \(.*kernel splat: .*BUG: KASAN: slab-out-of-bounds'
 	[selftest-leak]='FAIL: selftest-leak \[@K@\] \(kernel splat: unreferenced object'
+	[selftest-hang]='FAIL: selftest-hang \[@K@\] \(.*kernel splat: .*INFO: task insmod:[0-9]+ blocked for more than 30 seconds'
 	[selftest-splat+smoke]='FAIL: selftest-splat\+smoke \[@K@\] \(kernel splat: .*WARNING: CPU: 0 PID: 1 at fake/'
 )
 
 # The debug kernel runs what only it can show (a WARN under panic_on_warn,
-# a crash, KASAN and kmemleak reports); the host's side (a splat line in
-# the console, the time limit, results reaching the host) is the same for
-# both kernels and is tested on the stock one, and every debug scenario of
-# make check passes through it again.
+# a crash, KASAN and kmemleak reports, the hung-task report that its config
+# turns on); the host's side (a splat line in the console, the time limit,
+# results reaching the host) is the same for both kernels and is tested on
+# the stock one, and every debug scenario of make check passes through it
+# again.
 scenarios_for() {
 	if [ "$1" = debug ] && [ "$QUICK" = 0 ]; then
-		echo selftest-warn selftest-crash selftest-kasan selftest-leak
+		echo selftest-warn selftest-crash selftest-kasan selftest-leak selftest-hang
 		return 0
 	fi
 	echo smoke selftest-splat

@@ -8,17 +8,20 @@
  *   mode=kasan  a one-byte slab out-of-bounds write (debug kernel only:
  *               elsewhere it silently corrupts the slab)
  *   mode=leak   leaks four allocations (kmemleak, debug kernel)
+ *   mode=hang   sleeps uninterruptibly for 70 s (the hung-task detector,
+ *               set to 30 s by run.sh, reports insmod as blocked)
  *
  * Never load it outside the test VM.
  */
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 static char *mode = "none";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "none, warn, kasan or leak");
+MODULE_PARM_DESC(mode, "none, warn, kasan, leak or hang");
 
 static noinline void selftest_leak(void)
 {
@@ -53,6 +56,8 @@ static int __init selftest_init(void)
 		selftest_kasan();
 	else if (!strcmp(mode, "leak"))
 		selftest_leak();
+	else if (!strcmp(mode, "hang"))
+		msleep(70 * MSEC_PER_SEC);
 	return 0;
 }
 
