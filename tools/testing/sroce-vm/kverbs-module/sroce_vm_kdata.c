@@ -20,6 +20,11 @@
  *                       handler posts one more receive from inside the
  *                       flush (as ib_drain_rq() and reposting ULPs do):
  *                       no deadlock, every receive flushed once, in order
+ *   data-sqd-mid-message  the QP goes to SQD while a 1 MiB SEND is on the
+ *                       wire: that message is finished, the next one
+ *                       waits, IB_EVENT_SQ_DRAINED comes once when the
+ *                       first has completed, and back in RTS the second
+ *                       goes; both arrive intact
  *
  * Buffers are DMA-mapped with ib_dma_* (sroce is a virtual-DMA device) and
  * used with the PD's local_dma_lkey. Every check builds its own pair of
@@ -60,6 +65,8 @@ MODULE_PARM_DESC(dev1, "the responder's ib_device (default sroce1)");
 #define KD_PSN1		0x900000
 #define KD_PAGES	4
 #define KD_CANARY	0xa5
+#define KD_SQD_LEN	(1024 * 1024)	/* 256 packets at path MTU 4096 */
+#define KD_SQD_NEXT	4096
 
 /* The two devices, between the client's add and remove. */
 static DEFINE_MUTEX(kd_mutex);
@@ -84,6 +91,7 @@ struct kd_end {
 	union ib_gid gid;
 	u8 mac[ETH_ALEN];
 	struct kd_repost *repost;	/* the CQ handler's work, if any */
+	atomic_t drained;		/* IB_EVENT_SQ_DRAINED events */
 };
 
 struct kd_ctx {
@@ -264,6 +272,14 @@ static void kd_comp_handler(struct ib_cq *cq, void *ctx)
 	r->err = ib_post_recv(e->qp, &r->wr, NULL);
 }
 
+static void kd_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct kd_end *e = ctx;
+
+	if (ev->event == IB_EVENT_SQ_DRAINED)
+		atomic_inc(&e->drained);
+}
+
 /* The end's first RoCEv2 GID with an IPv4 address, and its MAC. */
 static bool kd_end_address(struct kd_ctx *c, struct kd_end *e)
 {
@@ -319,6 +335,9 @@ static bool kd_end_create(struct kd_ctx *c, struct kd_end *e)
 	}
 	init.send_cq = e->cq;
 	init.recv_cq = e->cq;
+	init.event_handler = kd_qp_event;
+	init.qp_context = e;
+	atomic_set(&e->drained, 0);
 	e->qp = ib_create_qp(e->pd, &init);
 	if (kd_bad(c, IS_ERR(e->qp), "ib_create_qp: %ld", PTR_ERR(e->qp))) {
 		e->qp = NULL;
@@ -782,6 +801,118 @@ out:
 	kd_buf_free(e->dev, &b);
 }
 
+/* Wait until the first byte of @p is no longer the canary. */
+static bool kd_wait_placed(struct kd_ctx *c, const u8 *p)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KD_TIMEOUT_MS);
+
+	while (READ_ONCE(*p) == KD_CANARY && time_before(jiffies, end))
+		usleep_range(50, 100);
+	return !kd_bad(c, READ_ONCE(*p) == KD_CANARY,
+		       "the first packet was never placed");
+}
+
+/* Wait for @e's first IB_EVENT_SQ_DRAINED. */
+static bool kd_wait_drained(struct kd_ctx *c, struct kd_end *e)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KD_TIMEOUT_MS);
+
+	while (!atomic_read(&e->drained) && time_before(jiffies, end))
+		usleep_range(200, 500);
+	return !kd_bad(c, !atomic_read(&e->drained), "no SQ_DRAINED event");
+}
+
+/* Both SENDs of data-sqd-mid-message, and their receives. */
+static bool kd_sqd_post(struct kd_ctx *c, struct kd_buf *src,
+			struct kd_buf *dst, struct ib_send_wr *swr)
+{
+	struct kd_end *e0 = &c->end[0], *e1 = &c->end[1];
+	static const u32 len[2] = { KD_SQD_LEN, KD_SQD_NEXT };
+	struct ib_sge ssge[2], rsge[2];
+	struct ib_recv_wr rwr[2];
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		kd_fill(src->va + i * KD_SQD_LEN, len[i], i, 0);
+		ssge[i] = kd_sge(e0, src, len[i]);
+		ssge[i].addr += i * KD_SQD_LEN;
+		rsge[i] = kd_sge(e1, dst, len[i]);
+		rsge[i].addr += i * KD_SQD_LEN;
+		rwr[i] = (struct ib_recv_wr){
+			.wr_id = 30 + i, .sg_list = &rsge[i], .num_sge = 1,
+			.next = i ? NULL : &rwr[1],
+		};
+		swr[i] = (struct ib_send_wr){
+			.wr_id = 40 + i, .opcode = IB_WR_SEND,
+			.sg_list = &ssge[i], .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED,
+			.next = i ? NULL : &swr[1],
+		};
+	}
+	err = ib_post_recv(e1->qp, rwr, NULL);
+	return !kd_bad(c, err, "ib_post_recv: %d", err) && kd_post(c, e0, swr);
+}
+
+/*
+ * SQD while a message is on the wire (IBA 10.3.1): the 1 MiB SEND is
+ * 256 packets, twice the send window, so once its first packet is placed
+ * most of it is still to go when the QP enters SQD. The requester must
+ * finish it and not start the 4 KiB one; IB_EVENT_SQ_DRAINED comes when
+ * nothing is outstanding, i.e. with the first SEND's completion in the CQ.
+ * Back in RTS the second SEND goes. A requester that stopped mid-message
+ * gave the next WQE the cut message's PSNs, and the responder NAKed it.
+ */
+static void kd_check_sqd_mid_message(struct kd_ctx *c)
+{
+	struct kd_end *e0 = &c->end[0], *e1 = &c->end[1];
+	struct ib_qp_attr a = { .qp_state = IB_QPS_SQD,
+				.en_sqd_async_notify = 1 };
+	struct kd_buf src = {}, dst = {};
+	struct ib_send_wr swr[2];
+	struct ib_wc wc[2];
+	int n, err;
+	long d;
+
+	if (!kd_pair_up(c) ||
+	    !kd_buf_alloc(c, e0->dev, &src, KD_SQD_LEN + KD_SQD_NEXT) ||
+	    !kd_buf_alloc(c, e1->dev, &dst, KD_SQD_LEN + KD_SQD_NEXT) ||
+	    !kd_sqd_post(c, &src, &dst, swr) || !kd_wait_placed(c, dst.va))
+		goto out;
+	err = ib_modify_qp(e0->qp, &a, IB_QP_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY);
+	if (kd_bad(c, err, "ib_modify_qp to SQD: %d", err) ||
+	    !kd_wait_drained(c, e0))
+		goto out;
+	n = ib_poll_cq(e0->cq, 2, wc);
+	if (kd_bad(c, n != 1 || wc[0].wr_id != 40 || wc[0].status,
+		   "at SQ_DRAINED: %d send completions (first: wr_id %llu, %s); want the 1 MiB SEND's alone",
+		   n, n > 0 ? wc[0].wr_id : 0,
+		   n > 0 ? ib_wc_status_msg(wc[0].status) : "-"))
+		goto out;
+	a.qp_state = IB_QPS_RTS;
+	err = ib_modify_qp(e0->qp, &a, IB_QP_STATE);
+	if (kd_bad(c, err, "ib_modify_qp back to RTS: %d", err) ||
+	    !kd_expect(c, e0, 41, IB_WC_SUCCESS, IB_WC_SEND, wc) ||
+	    !kd_expect(c, e1, 30, IB_WC_SUCCESS, IB_WC_RECV, wc) ||
+	    kd_bad(c, wc[0].byte_len != KD_SQD_LEN, "1 MiB SEND: byte_len %u",
+		   wc[0].byte_len) ||
+	    !kd_expect(c, e1, 31, IB_WC_SUCCESS, IB_WC_RECV, wc) ||
+	    kd_bad(c, wc[0].byte_len != KD_SQD_NEXT, "4 KiB SEND: byte_len %u",
+		   wc[0].byte_len))
+		goto out;
+	d = kd_diff(dst.va, KD_SQD_LEN, 0, 0);
+	if (kd_bad(c, d >= 0, "1 MiB SEND differs at byte %ld", d))
+		goto out;
+	d = kd_diff(dst.va + KD_SQD_LEN, KD_SQD_NEXT, 1, 0);
+	if (kd_bad(c, d >= 0, "4 KiB SEND differs at byte %ld", d))
+		goto out;
+	kd_bad(c, atomic_read(&e0->drained) != 1, "%d SQ_DRAINED events",
+	       atomic_read(&e0->drained));
+out:
+	kd_pair_down(c);
+	kd_buf_free(e0->dev, &src);
+	kd_buf_free(e1->dev, &dst);
+}
+
 /* ---- running ------------------------------------------------------------- */
 
 static const struct {
@@ -792,6 +923,7 @@ static const struct {
 	{ "data-frmr-write-read", kd_check_frmr_write_read },
 	{ "data-send-inv", kd_check_send_inv },
 	{ "data-local-inv-rereg", kd_check_local_inv_rereg },
+	{ "data-sqd-mid-message", kd_check_sqd_mid_message },
 	{ "data-flush-repost", kd_check_flush_repost },
 };
 
