@@ -113,7 +113,7 @@ checkout_id() {
 }
 
 build_ko() {
-	local variant=${1:-} dst log extra=()
+	local variant=${1:-} dst log ko extra=()
 	dst=$SROCE_CACHE/modbuild/$K_ID-$(checkout_id)${variant:+-$variant}
 	log=$dst.log
 	case $variant in
@@ -124,14 +124,20 @@ build_ko() {
 	KO_PATH=""
 	KO_ERROR=""
 	mkdir -p "$dst"
+	# The module is copied out under the lock, to a file of this call's
+	# own: another run from this checkout, or another job of this run,
+	# may rebuild the tree (and its sroce.ko) right after.
+	ko=$(mktemp --suffix=.ko "$RUN/$K_NAME/sroce${variant:+-$variant}-XXXXXX")
 	(
 		flock 9
 		sync_sources "$dst" &&
 			nice -n 5 make -C "$K_KDIR" M="$dst" -j"$(nproc)" "${extra[@]}" \
-				modules >"$log" 2>&1
-	) 9>"$dst.lock" || true
-	if [ -f "$dst/drivers/infiniband/sw/sroce/sroce.ko" ] && ! grep -q 'Error [0-9]' "$log"; then
-		KO_PATH=$dst/drivers/infiniband/sw/sroce/sroce.ko
+				modules >"$log" 2>&1 &&
+			! grep -q 'Error [0-9]' "$log" &&
+			cp "$dst/drivers/infiniband/sw/sroce/sroce.ko" "$ko"
+	) 9>"$dst.lock" || rm -f "$ko"
+	if [ -s "$ko" ]; then
+		KO_PATH=$ko
 		vm_say "sroce.ko${variant:+ ($variant)} for $K_ID: $KO_PATH"
 	else
 		KO_ERROR="sroce.ko${variant:+ ($variant)} did not build for $K_ID; see $log"
