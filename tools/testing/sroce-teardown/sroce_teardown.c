@@ -12,11 +12,14 @@
  *	a hot-unplugged NIC would and prints one line
  *
  *	  state DEV0=ok|ERRNO DEV1=ok|ERRNO completions N errors N touched N
+ *	  [first WHAT]
  *
  *	where ERRNO names how a fresh verbs call on that device's context
  *	failed (ibv_alloc_pd) and touched counts the pages of mappings of
  *	removed uverbs files ("(deleted)" in /proc/self/maps) it read and
- *	wrote. Exits 0 unless the program itself could not run.
+ *	wrote; WHAT, after a failure, says what the first one was (a post's
+ *	errno, a poll, or a completion's status, wr_id and time since the
+ *	pump started). Exits 0 unless the program itself could not run.
  *
  *   sroce_teardown serve DEV0 GID0 DEV1 GID1
  *	The same for many runs in one process, driven by commands on stdin
@@ -195,10 +198,13 @@ static void connect_qp(struct side *me, struct side *peer)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	/*
-	 * 67 ms, 7 retries: a debug kernel under TCG can take tens of
-	 * milliseconds to answer, and may drop a packet now and then.
+	 * 268 ms, 7 retries. The traffic only has to flow while devices go
+	 * away around it; a debug kernel under TCG, sharing the host with
+	 * another guest, can take longer than 67 ms (14) to answer READs
+	 * several times in a row, and a retry error then fails a step that
+	 * removed nothing.
 	 */
-	a.timeout = 14;
+	a.timeout = 16;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = 0;
@@ -304,7 +310,23 @@ static double now(void)
 struct pump {
 	unsigned long posted, done, errors;
 	int outstanding, stalled;
+	double t0;		/* when the pump started */
+	char first[80];		/* the first failure, for the state line */
 };
+
+/* Count a failure; the first one is kept, described by @fmt. */
+static void __attribute__((format(printf, 2, 3)))
+pump_fail(struct pump *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->errors++) {
+		va_start(ap, fmt);
+		vsnprintf(p->first, sizeof(p->first), fmt, ap);
+		va_end(ap);
+	}
+	p->stalled = 1;
+}
 
 /*
  * Keep DEPTH WRITEs and READs in flight from @a to @b until @stop says so;
@@ -320,28 +342,29 @@ static void pump(struct side *a, struct side *b, struct pump *p,
 	int i, n;
 
 	memset(p, 0, sizeof(*p));
+	p->t0 = now();
 	while (!stop()) {
 		while (!p->stalled && p->outstanding < DEPTH) {
-			if (post_one(a, b, p->posted)) {
-				p->errors++;
-				p->stalled = 1;
+			i = post_one(a, b, p->posted);
+			if (i) {
+				pump_fail(p, "post:%s", errno_name(i));
 				break;
 			}
 			p->posted++;
 			p->outstanding++;
 		}
 		n = p->stalled ? 0 : ibv_poll_cq(a->cq, DEPTH, wc);
-		if (n < 0) {
-			p->errors++;
-			p->stalled = 1;
-		}
+		if (n < 0)
+			pump_fail(p, "poll");
 		for (i = 0; i < n; i++) {
 			p->outstanding--;
 			p->done++;
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				p->errors++;
-				p->stalled = 1;
-			}
+			if (wc[i].status != IBV_WC_SUCCESS)
+				pump_fail(p, "wc:%s(%d):wr_id=%llu:after=%.1fs",
+					  ibv_wc_status_str(wc[i].status),
+					  wc[i].status,
+					  (unsigned long long)wc[i].wr_id,
+					  now() - p->t0);
 		}
 		if (!ready_done && p->done >= DEPTH) {
 			ready();
@@ -359,8 +382,9 @@ static void report(struct side *a, struct side *b, const struct pump *p,
 	const char *sa = probe(a), *sb = probe(b);
 	unsigned long touched = touch_deleted_maps();
 
-	printf("state %s=%s %s=%s completions %lu errors %lu touched %lu\n",
-	       a->name, sa, b->name, sb, p->done, p->errors, touched);
+	printf("state %s=%s %s=%s completions %lu errors %lu touched %lu%s%s\n",
+	       a->name, sa, b->name, sb, p->done, p->errors, touched,
+	       p->errors ? " first " : "", p->first);
 	fflush(stdout);
 	live[0] = !strcmp(sa, "ok");
 	live[1] = !strcmp(sb, "ok");

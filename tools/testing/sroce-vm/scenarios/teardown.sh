@@ -310,7 +310,12 @@ one_rmmod() {
 	rc=$?
 	[ "$rc" != 0 ] || { echo "rmmod sroce succeeded under a live user"; return 1; }
 	[ -d /sys/module/sroce ] || { echo "sroce unloaded"; return 1; }
-	td_report 'sroce0=ok sroce1=ok completions [0-9]+ errors 0 touched 0' || return 1
+	td_report 'sroce0=ok sroce1=ok completions [0-9]+ errors 0 touched 0' || {
+		# why the traffic failed: the transport's counters
+		rdma statistic show link sroce0/1
+		rdma statistic show link sroce1/1
+		return 1
+	}
 	bounded "$BOUND" rmmod sroce || { echo "rmmod sroce refused after the user closed"; return 1; }
 	# its dependencies stay loaded: insmod alone brings it back
 	/usr/sbin/insmod "$SROCE_KO" || { echo "insmod"; return 1; }
