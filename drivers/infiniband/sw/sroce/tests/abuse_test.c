@@ -15,7 +15,7 @@
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
@@ -539,15 +539,19 @@ static void ghost_ack_ignored_test(struct kunit *test)
 
 /* ---- rings: a producer index user space keeps moving ------------------ */
 
-/* deep: the writer has to catch up with the drop only once per ring */
+/*
+ * deep: the writer has to catch up with the drop only once per ring.
+ * The writer keeps the clocksource's time, not jiffies: the CPU looping
+ * with interrupts off may be the one that advances jiffies.
+ */
 #define RACE_DEPTH	16384
-#define RACE_TIME	(2 * HZ)
+#define RACE_TIME_NS	(2 * NSEC_PER_SEC)
 
 /**
  * struct ring_race - a user thread that keeps a QP's rings non-empty
  * @qp: the QP whose SQ and RQ rings it writes
  * @started: it is running
- * @timed_out: it ran for RACE_TIME without being stopped
+ * @timed_out: it ran for RACE_TIME_NS without being stopped
  */
 struct ring_race {
 	struct sroce_qp *qp;
@@ -559,11 +563,11 @@ static int ring_race_writer(void *arg)
 {
 	struct ring_race *r = arg;
 	struct rxe_queue_buf *sq = r->qp->sq.queue.buf, *rq = r->qp->rq.queue.buf;
-	unsigned long end = jiffies + RACE_TIME;
+	u64 end = ktime_get_ns() + RACE_TIME_NS;
 
 	WRITE_ONCE(r->started, true);
 	while (!kthread_should_stop()) {
-		if (time_after(jiffies, end)) {
+		if (ktime_get_ns() > end) {
 			WRITE_ONCE(r->timed_out, true);
 			break;
 		}
