@@ -220,9 +220,9 @@ sroce_iters() {
 	fi
 }
 
-# sroce_no_qp_drops DEV: packets DEV dropped for a QP it does not have.
-sroce_no_qp_drops() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/dropped_no_qp"
+# sroce_hw_counter DEV NAME: the hardware counter NAME of DEV's port 1.
+sroce_hw_counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
 
 # sroce_pp_lost_final_ack KIND TAG DROPS: a failed run of KIND (TAG) was
@@ -240,8 +240,8 @@ sroce_pp_lost_final_ack() {
 	grep -q '^Failed status transport retry counter exceeded (12) for wr_id 2$' \
 		"$kind-srv-$tag.txt" || return 1
 	[ "$(grep -c '^Failed status' "$kind-srv-$tag.txt")" = 1 ] || return 1
-	[ "$(sroce_no_qp_drops sroce0)" -gt "$drops" ] || return 1
-	sroce_log "${kind}_pingpong $tag: the server's last SEND lost its ACK after the client closed its QP (sroce0 dropped_no_qp $drops -> $(sroce_no_qp_drops sroce0)); every message was delivered"
+	[ "$(sroce_hw_counter sroce0 dropped_no_qp)" -gt "$drops" ] || return 1
+	sroce_log "${kind}_pingpong $tag: the server's last SEND lost its ACK after the client closed its QP (sroce0 dropped_no_qp $drops -> $(sroce_hw_counter sroce0 dropped_no_qp)); every message was delivered"
 }
 
 # sroce_pingpong KIND TAG TIMEOUT SIZE ITERS MTU [FAMILY [OPTION...]]: one
@@ -263,7 +263,7 @@ sroce_pingpong() {
 	g0=$(sroce_gid_index sroce0 "${peer%2}1")
 	g1=$(sroce_gid_index sroce1 "$peer")
 	sroce_log "${kind}_pingpong $tag: size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1) ${extra[*]}"
-	drops=$(sroce_no_qp_drops sroce0)
+	drops=$(sroce_hw_counter sroce0 dropped_no_qp)
 	timeout "$limit" "ibv_${kind}_pingpong" -d sroce1 -g "$g1" -c "${mtuopt[@]}" \
 		-p "$port" -s "$size" -n "$iters" "${extra[@]}" >"$kind-srv-$tag.txt" 2>&1 &
 	spid=$!

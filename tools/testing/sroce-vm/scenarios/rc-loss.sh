@@ -15,11 +15,6 @@ source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=rc-loss
 
-# counter DEV NAME: one hardware counter of DEV's port 1
-counter() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
-}
-
 # pingpong SIZE ITERS MTU: one validated run over IPv4, 200 s at most.
 pingpong() {
 	sroce_rc_pingpong "loss-$1" 200 "$1" "$2" "$3" 4
@@ -50,8 +45,8 @@ pingpong 1048576 "$iters1m" 4096 || failed+=("1 MiB")
 
 retries=0 seq=0
 for dev in sroce0 sroce1; do
-	retries=$((retries + $(counter "$dev" completer_retry_err)))
-	seq=$((seq + $(counter "$dev" rcvd_seq_err)))
+	retries=$((retries + $(sroce_hw_counter "$dev" completer_retry_err)))
+	seq=$((seq + $(sroce_hw_counter "$dev" rcvd_seq_err)))
 done
 rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
