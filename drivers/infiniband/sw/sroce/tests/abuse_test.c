@@ -25,17 +25,17 @@
 
 #include "resp_fix.h"
 #include "test_util.h"
-#include "../sroce_cq.h"
-#include "../sroce_dev.h"
-#include "../sroce_frmr.h"
-#include "../sroce_mr.h"
-#include "../sroce_pkt.h"
-#include "../sroce_qp.h"
-#include "../sroce_queue.h"
-#include "../sroce_resp.h"
-#include "../sroce_srq.h"
-#include "../sroce_wq.h"
-#include "../sroce_wqe.h"
+#include "sroce_cq.h"
+#include "sroce_dev.h"
+#include "sroce_frmr.h"
+#include "sroce_mr.h"
+#include "sroce_pkt.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
+#include "sroce_resp.h"
+#include "sroce_srq.h"
+#include "sroce_wq.h"
+#include "sroce_wqe.h"
 
 #define RW	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)
 

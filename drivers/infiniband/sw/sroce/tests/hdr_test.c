@@ -12,7 +12,7 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_hdr.h"
+#include "sroce_hdr.h"
 #include "test_util.h"
 
 /* Longest header: AtomicETH. */

@@ -19,7 +19,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
-#include "../sroce_icrc.h"
+#include "sroce_icrc.h"
 #include "test_util.h"
 
 #define ICRC_HDR_MAX	88	/* IPv6, UDP, BTH, AtomicETH */

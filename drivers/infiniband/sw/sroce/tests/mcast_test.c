@@ -16,8 +16,8 @@
 #include <linux/netdevice.h>
 
 #include "test_util.h"
-#include "../sroce_dev.h"
-#include "../sroce_mcast.h"
+#include "sroce_dev.h"
+#include "sroce_mcast.h"
 
 /* The IPv4-mapped MGID of 239.1.@hi.@lo. */
 static void mgid_v4(union ib_gid *mgid, u8 hi, u8 lo)

@@ -11,7 +11,7 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_opcode.h"
+#include "sroce_opcode.h"
 #include "test_util.h"
 
 enum opcode_pos { P_FIRST, P_MIDDLE, P_LAST, P_ONLY };

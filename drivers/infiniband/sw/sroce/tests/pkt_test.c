@@ -21,10 +21,10 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
-#include "../sroce_dev.h"
-#include "../sroce_icrc.h"
-#include "../sroce_pkt.h"
-#include "../sroce_stats.h"
+#include "sroce_dev.h"
+#include "sroce_icrc.h"
+#include "sroce_pkt.h"
+#include "sroce_stats.h"
 #include "test_util.h"
 
 #define PKT_BUF		512

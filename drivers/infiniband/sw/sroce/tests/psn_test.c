@@ -10,7 +10,7 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_psn.h"
+#include "sroce_psn.h"
 #include "test_util.h"
 
 struct psn_add_case {

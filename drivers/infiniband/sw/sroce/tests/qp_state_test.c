@@ -17,7 +17,7 @@
 #include <linux/sched.h>
 #include <rdma/ib_verbs.h>
 
-#include "../sroce_qp_attr.h"
+#include "sroce_qp_attr.h"
 #include "test_util.h"
 
 #define S		IB_QP_STATE

@@ -19,12 +19,12 @@
 #include <linux/skbuff.h>
 
 #include "test_util.h"
-#include "../sroce_comp.h"
-#include "../sroce_pkt.h"
-#include "../sroce_psn.h"
-#include "../sroce_qp.h"
-#include "../sroce_req.h"
-#include "../sroce_stats.h"
+#include "sroce_comp.h"
+#include "sroce_pkt.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_req.h"
+#include "sroce_stats.h"
 
 /* IBA table 35: RC opcodes (transport 000b). */
 enum {

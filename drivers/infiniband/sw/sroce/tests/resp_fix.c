@@ -16,19 +16,19 @@
 #include <rdma/ib_pack.h>
 
 #include "resp_fix.h"
-#include "../sroce_cq.h"
-#include "../sroce_dev.h"
-#include "../sroce_frmr.h"
-#include "../sroce_mr.h"
-#include "../sroce_opcode.h"
-#include "../sroce_pkt.h"
-#include "../sroce_qp.h"
-#include "../sroce_queue.h"
-#include "../sroce_resp_uc.h"
-#include "../sroce_resp_ud.h"
-#include "../sroce_task.h"
-#include "../sroce_wq.h"
-#include "../sroce_wqe.h"
+#include "sroce_cq.h"
+#include "sroce_dev.h"
+#include "sroce_frmr.h"
+#include "sroce_mr.h"
+#include "sroce_opcode.h"
+#include "sroce_pkt.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
+#include "sroce_resp_uc.h"
+#include "sroce_resp_ud.h"
+#include "sroce_task.h"
+#include "sroce_wq.h"
+#include "sroce_wqe.h"
 
 static int sroce_tfix_idle(void *arg)
 {

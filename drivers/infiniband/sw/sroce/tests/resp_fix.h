@@ -16,7 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "test_util.h"
-#include "../sroce_stats.h"
+#include "sroce_stats.h"
 
 struct sroce_cq;
 

@@ -24,13 +24,13 @@
 #include <linux/skbuff.h>
 
 #include "test_util.h"
-#include "../sroce_pkt.h"
-#include "../sroce_psn.h"
-#include "../sroce_qp.h"
-#include "../sroce_resp.h"
-#include "../sroce_resp_read.h"
-#include "../sroce_resp_res.h"
-#include "../sroce_stats.h"
+#include "sroce_pkt.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_resp.h"
+#include "sroce_resp_read.h"
+#include "sroce_resp_res.h"
+#include "sroce_stats.h"
 
 struct resp_class_case {
 	const char *name;

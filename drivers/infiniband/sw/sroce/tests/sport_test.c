@@ -9,7 +9,7 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_sport.h"
+#include "sroce_sport.h"
 #include "test_util.h"
 
 struct sport_connected_case {

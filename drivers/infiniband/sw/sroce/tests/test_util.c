@@ -14,19 +14,19 @@
 #include <linux/slab.h>
 
 #include "test_util.h"
-#include "../sroce_dev.h"
-#include "../sroce_main.h"
-#include "../sroce_opcode.h"
-#include "../sroce_pkt.h"
-#include "../sroce_psn.h"
-#include "../sroce_comp.h"
-#include "../sroce_qp.h"
-#include "../sroce_queue.h"
-#include "../sroce_req.h"
-#include "../sroce_resp.h"
-#include "../sroce_resp_res.h"
-#include "../sroce_stats.h"
-#include "../sroce_task.h"
+#include "sroce_dev.h"
+#include "sroce_main.h"
+#include "sroce_opcode.h"
+#include "sroce_pkt.h"
+#include "sroce_psn.h"
+#include "sroce_comp.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
+#include "sroce_req.h"
+#include "sroce_resp.h"
+#include "sroce_resp_res.h"
+#include "sroce_stats.h"
+#include "sroce_task.h"
 
 /**
  * sroce_test_engines_init() - suite_init of every sroce suite
