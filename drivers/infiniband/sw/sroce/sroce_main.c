@@ -22,10 +22,11 @@
 #include "sroce_net.h"
 #include "sroce_port.h"
 #include "sroce_task.h"
+#include "sroce_verbs.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
-	return sroce_dev_add(ibdev_name, ndev);
+	return sroce_dev_add(ibdev_name, ndev, &sroce_verbs_ops);
 }
 
 static struct rdma_link_ops sroce_link_ops = {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sroce device lifetime: creation on "rdma link add", the netdev -> device
- * map, device attributes, and removal.
+ * map, device attributes, and removal. The verbs that fill a device's
+ * ib_device_ops are sroce_verbs.c's.
  *
  * Lifetime. ib_core allocates the device (ib_alloc_device) and frees it
  * after the last put_device(). A device is in sroce_devs, keyed by the
@@ -27,19 +28,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "sroce_ah.h"
-#include "sroce_cq.h"
 #include "sroce_dev.h"
-#include "sroce_frmr.h"
-#include "sroce_mr.h"
-#include "sroce_mw.h"
-#include "sroce_pd.h"
 #include "sroce_port.h"
-#include "sroce_qp.h"
-#include "sroce_queue.h"
-#include "sroce_srq.h"
 #include "sroce_stats.h"
-#include "sroce_wq.h"
 
 /*
  * ifindex -> struct sroce_dev. Writers hold sroce_devs_mutex (xarray's own
@@ -47,14 +38,6 @@
  */
 static DEFINE_XARRAY(sroce_devs);
 static DEFINE_MUTEX(sroce_devs_mutex);
-
-/**
- * struct sroce_ucontext - a user context (one per opened device file)
- * @ibuc: ib_core's context, allocated by ib_core
- */
-struct sroce_ucontext {
-	struct ib_ucontext ibuc;
-};
 
 static const u64 sroce_device_caps =
 	IB_DEVICE_BAD_QKEY_CNTR |
@@ -105,82 +88,6 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->local_ca_ack_delay = 15;
 }
 
-static int sroce_query_device(struct ib_device *ibdev,
-			      struct ib_device_attr *attr,
-			      struct ib_udata *udata)
-{
-	/* No driver-specific extension is defined for this verb. */
-	if (udata->inlen || udata->outlen)
-		return -EINVAL;
-
-	*attr = to_sroce_dev(ibdev)->attr;
-	return 0;
-}
-
-static int sroce_modify_device(struct ib_device *ibdev, int mask,
-			       struct ib_device_modify *props)
-{
-	struct sroce_dev *sdev = to_sroce_dev(ibdev);
-
-	if (mask & ~(IB_DEVICE_MODIFY_SYS_IMAGE_GUID |
-		     IB_DEVICE_MODIFY_NODE_DESC))
-		return -EOPNOTSUPP;
-
-	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
-		sdev->attr.sys_image_guid = cpu_to_be64(props->sys_image_guid);
-	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
-		memcpy(ibdev->node_desc, props->node_desc,
-		       sizeof(ibdev->node_desc));
-	return 0;
-}
-
-/*
- * A user context pins the module, so that "rmmod sroce" is refused while
- * a process uses a device. ib_uverbs takes no module reference for a
- * driver that can disassociate (see sroce_disassociate_ucontext()), and
- * rmmod would otherwise unplug every device under its users; unplugging
- * is what "ip link del" and "rdma link del" are for. The reference goes
- * with the context: at close, or when the device is removed.
- */
-static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
-				struct ib_udata *udata)
-{
-	if (!try_module_get(THIS_MODULE))
-		return -ENODEV;
-	return 0;
-}
-
-static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
-{
-	module_put(THIS_MODULE);
-}
-
-/**
- * sroce_disassociate_ucontext() - ib_device_ops.disassociate_ucontext
- * @ibuc: the context of a process that still holds the removed device
- *
- * Having this op tells ib_uverbs that the device may be unregistered
- * while processes hold its file (the netdev is deleted, "rdma link del"):
- * instead of waiting for them to close it, ib_uverbs destroys every
- * object of the context with RDMA_REMOVE_DRIVER_REMOVE, calls this, then
- * dealloc_ucontext, and answers later verbs calls with -EIO.
- *
- * Nothing is left for the driver to cut off here. The objects are gone,
- * so no engine reads or writes a ring any more, and their mmap entries
- * are removed. What user space still reaches is its ring mappings: their
- * pages were inserted with vm_insert_page(), so each mapping holds its
- * own page references (see sroce_mmap()). Once the rings' buffers are
- * freed those pages belong to the mappings alone, memory no device and
- * no kernel path uses, returned when the process unmaps them. ib_core's
- * own zapping of user mappings (uverbs_user_mmap_disassociate()) covers
- * the PFN mappings of rdma_user_mmap_io() only and does not apply.
- *
- * Context: process context, ib_uverbs' hw_destroy_rwsem held for writing.
- */
-static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
-{
-}
-
 /**
  * sroce_udata_ucontext() - the user context a verb's udata came with
  * @udata: the udata of a verb called from user space (not NULL)
@@ -195,20 +102,17 @@ struct ib_ucontext *sroce_udata_ucontext(struct ib_udata *udata)
 	return &uc->ibuc;
 }
 
-static int sroce_enable_driver(struct ib_device *ibdev)
-{
-	struct sroce_dev *sdev = to_sroce_dev(ibdev);
-
-	/* Netdev events before registration finished were not followed. */
-	sroce_port_refresh(&sdev->port, sdev->ndev);
-	return 0;
-}
-
-/*
- * Called by ib_core once per device: late in unregistration, or from
- * ib_dealloc_device() when registration failed.
+/**
+ * sroce_dev_dealloc_driver() - ib_device_ops.dealloc_driver
+ * @ibdev: the device
+ *
+ * Takes the device out of the netdev map and frees what the device
+ * itself holds. ib_core calls it once per device: late in
+ * unregistration, or from ib_dealloc_device() when registration failed.
+ *
+ * Context: process context, may sleep.
  */
-static void sroce_dealloc_driver(struct ib_device *ibdev)
+void sroce_dev_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibdev);
 	void *old;
@@ -231,91 +135,6 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	sroce_stats_cleanup(sdev);
 }
 
-static const struct ib_device_ops sroce_dev_ops = {
-	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_RXE,	/* the user ABI of librxe */
-	.uverbs_abi_ver = 2,
-
-	/* registration and teardown */
-	.enable_driver = sroce_enable_driver,
-	.dealloc_driver = sroce_dealloc_driver,
-
-	/* the device */
-	.query_device = sroce_query_device,
-	.modify_device = sroce_modify_device,
-
-	/* its counters (sroce_stats.c) */
-	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
-	.get_hw_stats = sroce_get_hw_stats,
-
-	/* its port (sroce_port.c) */
-	.get_port_immutable = sroce_get_port_immutable,
-	.get_link_layer = sroce_get_link_layer,
-	.query_port = sroce_query_port,
-	.modify_port = sroce_modify_port,
-	.query_pkey = sroce_query_pkey,
-
-	/* user contexts and their ring mappings (sroce_queue.c) */
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
-	.alloc_ucontext = sroce_alloc_ucontext,
-	.dealloc_ucontext = sroce_dealloc_ucontext,
-	.disassociate_ucontext = sroce_disassociate_ucontext,
-	.mmap = sroce_mmap,
-	.mmap_free = sroce_mmap_free,
-
-	/* protection domains (sroce_pd.c) */
-	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
-	.alloc_pd = sroce_alloc_pd,
-	.dealloc_pd = sroce_dealloc_pd,
-
-	/* address handles (sroce_ah.c) */
-	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
-	.create_ah = sroce_create_ah,
-	.create_user_ah = sroce_create_ah,
-	.query_ah = sroce_query_ah,
-	.destroy_ah = sroce_destroy_ah,
-
-	/* multicast groups (sroce_mcast.c) */
-	.attach_mcast = sroce_attach_mcast,
-	.detach_mcast = sroce_detach_mcast,
-
-	/* completion queues (sroce_cq.c) */
-	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
-	.create_cq = sroce_create_cq,
-	.destroy_cq = sroce_destroy_cq,
-	.resize_cq = sroce_resize_cq,
-	.poll_cq = sroce_poll_cq,
-	.peek_cq = sroce_peek_cq,
-	.req_notify_cq = sroce_req_notify_cq,
-
-	/* shared receive queues (sroce_srq.c) */
-	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
-	.create_srq = sroce_create_srq,
-	.modify_srq = sroce_modify_srq,
-	.query_srq = sroce_query_srq,
-	.destroy_srq = sroce_destroy_srq,
-	.post_srq_recv = sroce_post_srq_recv,
-
-	/* queue pairs (sroce_qp.c) and their work queues (sroce_wq.c) */
-	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
-	.create_qp = sroce_create_qp,
-	.modify_qp = sroce_modify_qp,
-	.query_qp = sroce_query_qp,
-	.destroy_qp = sroce_destroy_qp,
-	.post_send = sroce_post_send,
-	.post_recv = sroce_post_recv,
-
-	/* memory regions (sroce_mr.c) and windows (sroce_mw.c) */
-	.get_dma_mr = sroce_get_dma_mr,
-	.reg_user_mr = sroce_reg_user_mr,
-	.dereg_mr = sroce_dereg_mr,
-	.alloc_mr = sroce_alloc_mr,
-	.map_mr_sg = sroce_map_mr_sg,
-	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
-	.alloc_mw = sroce_alloc_mw,
-	.dealloc_mw = sroce_dealloc_mw,
-};
-
 static int sroce_dev_check_netdev(struct net_device *ndev)
 {
 	if (ndev->type != ARPHRD_ETHER) {
@@ -336,7 +155,8 @@ static int sroce_dev_check_netdev(struct net_device *ndev)
 }
 
 static void sroce_dev_init_ibdev(struct sroce_dev *sdev,
-				 struct net_device *ndev)
+				 struct net_device *ndev,
+				 const struct ib_device_ops *ops)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
 
@@ -348,13 +168,14 @@ static void sroce_dev_init_ibdev(struct sroce_dev *sdev,
 	ibdev->local_dma_lkey = 0;
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
-	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ib_set_device_ops(ibdev, ops);
 }
 
 /**
  * sroce_dev_add() - create and register a device on a netdev
  * @name: the ib_device name ("rdma link add NAME")
  * @ndev: the Ethernet netdev; the caller holds a reference
+ * @ops: the device's verbs (sroce_verbs.c)
  *
  * Context: process context, may sleep; called by ib_core's nldev with
  * its link-ops lock held for reading, never with RTNL held.
@@ -364,7 +185,8 @@ static void sroce_dev_init_ibdev(struct sroce_dev *sdev,
  * netdev already has an sroce device, or what ib_register_device() says
  * (e.g. -ENFILE for a name in use).
  */
-int sroce_dev_add(const char *name, struct net_device *ndev)
+int sroce_dev_add(const char *name, struct net_device *ndev,
+		  const struct ib_device_ops *ops)
 {
 	struct sroce_dev *sdev;
 	int err;
@@ -379,7 +201,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 
 	sdev->ndev = ndev;
 	sdev->ifindex = ndev->ifindex;
-	sroce_dev_init_ibdev(sdev, ndev);
+	sroce_dev_init_ibdev(sdev, ndev, ops);
 	sroce_dev_init_attr(sdev);
 	sroce_port_init(&sdev->port, ndev);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);

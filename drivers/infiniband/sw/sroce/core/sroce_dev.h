@@ -10,56 +10,14 @@
 
 #include <linux/atomic.h>
 #include <linux/netdevice.h>
-#include <linux/sizes.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_mcast.h"
+#include "sroce_param.h"
 #include "sroce_port.h"
 
 struct sroce_stats;
-
-/*
- * Device limits. They are what the verbs layer will enforce; the values
- * are reported through query_device/query_port and must only ever grow
- * in a compatible way.
- */
-#define SROCE_MAX_SGE			63
-#define SROCE_MAX_INLINE_DATA		1008	/* SROCE_MAX_SGE * 16 */
-#define SROCE_MAX_MSG_SIZE		SZ_1G
-#define SROCE_MAX_QP			131072
-#define SROCE_MAX_QP_WR			32768
-#define SROCE_MAX_CQ			65536
-#define SROCE_MAX_CQE			131071
-#define SROCE_MAX_MR			262144
-#define SROCE_MAX_MW			65536
-#define SROCE_MAX_PD			65536
-#define SROCE_MAX_AH			65536
-#define SROCE_MAX_SRQ			65536
-#define SROCE_MAX_SRQ_WR		32768
-#define SROCE_MAX_RD_ATOMIC		128
-#define SROCE_MAX_FAST_REG_PAGES	512
-#define SROCE_MAX_MCAST_GRP		8192
-#define SROCE_MAX_MCAST_QP_ATTACH	56
-/*
- * Received packets one QP's responder and completer may have waiting.
- * A flood (QP1's Q_Key is public; anyone may send to it) is dropped past
- * them and counted in dropped_backlog. The completer's is larger: it
- * holds the responses of up to SROCE_MAX_RD_ATOMIC outstanding READs, 64
- * KiB each at path MTU 1024 in perftest's defaults.
- */
-#define SROCE_RESP_BACKLOG		4096
-#define SROCE_COMP_BACKLOG		16384
-
-#define SROCE_VENDOR_ID			0xffffff
-
-/* QPNs handed out to QPs other than QP0/QP1; 24 bits on the wire. */
-#define SROCE_MIN_QPN			16
-#define SROCE_MAX_QPN			((1U << 24) - 1)
-/* MR and MW keys: a 24-bit index, then an 8-bit variant. */
-#define SROCE_MIN_KEY_INDEX		1
-#define SROCE_MAX_KEY_INDEX		((1U << 24) - 1)
-#define SROCE_MAX_AH_NUM		((1U << 24) - 1)
 
 /**
  * struct sroce_res - object counts of one device, against its limits
@@ -127,6 +85,14 @@ struct sroce_dev {
 	atomic_t mr_zombies;
 };
 
+/**
+ * struct sroce_ucontext - a user context (one per opened device file)
+ * @ibuc: ib_core's context, allocated by ib_core
+ */
+struct sroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
 static inline struct sroce_dev *to_sroce_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ibdev);
@@ -159,7 +125,9 @@ static inline void sroce_res_put(atomic_t *count)
 
 struct ib_ucontext *sroce_udata_ucontext(struct ib_udata *udata);
 
-int sroce_dev_add(const char *name, struct net_device *ndev);
+int sroce_dev_add(const char *name, struct net_device *ndev,
+		  const struct ib_device_ops *ops);
+void sroce_dev_dealloc_driver(struct ib_device *ibdev);
 struct sroce_dev *sroce_dev_get_by_netdev(const struct net_device *ndev);
 void sroce_dev_put(struct sroce_dev *sdev);
 void sroce_dev_remove_all(void);
