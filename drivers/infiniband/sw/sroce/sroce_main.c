@@ -21,6 +21,7 @@
 #include "sroce_main.h"
 #include "sroce_net.h"
 #include "sroce_port.h"
+#include "sroce_rcv.h"
 #include "sroce_task.h"
 #include "sroce_verbs.h"
 
@@ -123,7 +124,7 @@ static int __init sroce_init(void)
 	if (err)
 		return err;
 
-	err = sroce_net_init();
+	err = sroce_net_init(sroce_rcv_skb);
 	if (err)
 		goto err_engines_put;
 

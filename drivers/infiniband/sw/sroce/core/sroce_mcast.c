@@ -9,9 +9,8 @@
  * joining the group at the IP level (IGMP/MLD) is rdma_cm's business, as
  * for any RoCE device.
  *
- * A datagram to the multicast QPN (0xffffff) is delivered to every QP
- * attached to the group of its IP destination, each checking its own
- * state and Q_Key as for a unicast datagram.
+ * The receive path (transport/sroce_rcv.c) asks sroce_mcast_members()
+ * which QPs a datagram to the multicast QPN goes to.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -32,9 +31,6 @@
 
 #include "sroce_dev.h"
 #include "sroce_mcast.h"
-#include "sroce_pkt.h"
-#include "sroce_qp.h"
-#include "sroce_rcv.h"
 
 /* One group: an MGID and the QPNs attached to it. */
 struct sroce_mcg {
@@ -288,44 +284,4 @@ unsigned int sroce_mcast_members(struct sroce_mcast *mc,
 	}
 	spin_unlock_irqrestore(&mc->lock, flags);
 	return n;
-}
-
-/**
- * sroce_mcast_rcv() - deliver a datagram sent to the multicast QPN
- * @sdev: the device that received it
- * @skb: the packet, parsed; consumed
- *
- * Context: any (softirq for packets from the wire).
- */
-void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
-{
-	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
-	u32 qpns[SROCE_MAX_MCAST_QP_ATTACH];
-	struct sk_buff *copy;
-	union ib_gid mgid;
-	unsigned int i, n;
-
-	if (pkt->net == SROCE_PKT_IPV4)
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
-				       (struct in6_addr *)mgid.raw);
-	else
-		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
-
-	n = sroce_mcast_members(&sdev->mcast, &mgid, qpns);
-	if (!n || skb_linearize(skb)) {
-		sroce_pkt_count_drop(sdev, n ? SROCE_DROP_NOMEM :
-					       SROCE_DROP_NO_QP);
-		kfree_skb(skb);
-		return;
-	}
-	for (i = 0; i + 1 < n; i++) {
-		copy = skb_clone(skb, GFP_ATOMIC);
-		if (!copy) {
-			sroce_pkt_count_drop(sdev, SROCE_DROP_NOMEM);
-			continue;
-		}
-		/* the parsed description travels in the control block */
-		sroce_rcv_qp(sdev, copy, qpns[i]);
-	}
-	sroce_rcv_qp(sdev, skb, qpns[n - 1]);
 }

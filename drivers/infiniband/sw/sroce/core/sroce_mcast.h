@@ -15,8 +15,6 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-struct sk_buff;
-struct sroce_dev;
 
 /* 1024 buckets: at the device's 8192 groups, 8 to a bucket on average */
 #define SROCE_MCAST_HASH_BITS	10
@@ -49,6 +47,5 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 unsigned int sroce_mcast_members(struct sroce_mcast *mc,
 				 const union ib_gid *mgid, u32 *qpns);
-void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 #endif /* SROCE_MCAST_H */

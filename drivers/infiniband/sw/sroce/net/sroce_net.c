@@ -22,37 +22,17 @@
 #include "sroce_dev.h"
 #include "sroce_hdr.h"
 #include "sroce_net.h"
-#include "sroce_pkt.h"
-#include "sroce_rcv.h"
-#include "sroce_stats.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
 
 /*
- * Validate a packet that arrived for @sdev, count it and hand it to the
- * QP dispatch. skb->data is at the UDP header, which sroce_pkt_parse()
- * wants behind it. Return: 0 when the packet was passed on (consumed),
- * -EINVAL when it was dropped (the caller still owns it).
+ * Where received packets go: the transport's receive entry, given by
+ * sroce_net_init() before the sockets exist and kept until they are gone.
+ * A callback rather than a call, so that this layer does not depend on
+ * the one above it.
  */
-static int sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb)
-{
-	enum sroce_drop_reason why;
-
-	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
-		sroce_pkt_count_drop(sdev, SROCE_DROP_FRAMING);
-		return -EINVAL;
-	}
-	__skb_pull(skb, sizeof(struct udphdr));
-	if (sroce_pkt_parse(skb, sroce_skb_pkt(skb), &why)) {
-		sroce_pkt_count_drop(sdev, why);
-		return -EINVAL;
-	}
-	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
-	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
-	sroce_rcv(sdev, skb);
-	return 0;
-}
+static int (*sroce_net_rx)(struct sroce_dev *sdev, struct sk_buff *skb);
 
 /**
  * sroce_net_deliver() - a received RoCEv2 packet for a device
@@ -146,16 +126,20 @@ static int sroce_sock_error(const char *family, struct socket *sock)
 
 /**
  * sroce_net_init() - bind UDP port 4791 for IPv4 and IPv6
+ * @rx: the receive entry: validates, counts and dispatches a packet
+ *	(skb->data at its UDP header) for a device; returns 0 when it
+ *	consumed the packet, an error when the caller must free it
  *
  * An IPv6-less kernel (or one booted with ipv6.disable=1) gets IPv4 only.
  *
  * Return: 0, or a negative errno; -EADDRINUSE when another module (in
  * practice rdma_rxe) holds the port.
  */
-int sroce_net_init(void)
+int sroce_net_init(int (*rx)(struct sroce_dev *sdev, struct sk_buff *skb))
 {
 	struct socket *sock;
 
+	sroce_net_rx = rx;
 	sock = sroce_sock_open(AF_INET);
 	if (IS_ERR(sock))
 		return sroce_sock_error("IPv4", sock);

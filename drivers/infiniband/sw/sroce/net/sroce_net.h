@@ -11,7 +11,7 @@
 struct sk_buff;
 struct sroce_dev;
 
-int sroce_net_init(void);
+int sroce_net_init(int (*rx)(struct sroce_dev *sdev, struct sk_buff *skb));
 void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb);
 void sroce_net_exit(void);
 

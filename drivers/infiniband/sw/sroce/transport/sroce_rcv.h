@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * sroce received packet dispatch to the QP engines.
+ * sroce received packet validation, drop counting and dispatch to the QP
+ * engines.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -10,10 +11,14 @@
 
 #include <linux/types.h>
 
+#include "sroce_pkt.h"
+#include "sroce_stats.h"
+
 struct sk_buff;
 struct sroce_dev;
 
-void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
-void sroce_rcv_qp(struct sroce_dev *sdev, struct sk_buff *skb, u32 qpn);
+enum sroce_counter sroce_drop_counter(enum sroce_drop_reason why);
+void sroce_rcv_count_drop(struct sroce_dev *sdev, enum sroce_drop_reason why);
+int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb);
 
 #endif /* SROCE_RCV_H */

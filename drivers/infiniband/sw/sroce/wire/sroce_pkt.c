@@ -26,61 +26,34 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
-#include "sroce_dev.h"
 #include "sroce_hdr.h"
 #include "sroce_icrc.h"
 #include "sroce_opcode.h"
 #include "sroce_pkt.h"
-#include "sroce_stats.h"
 
 /* The P_Key bits that name the partition; bit 15 is the membership type. */
 #define SROCE_PKEY_BASE		GENMASK(14, 0)
 
-/**
- * struct sroce_drop_info - what is known about one drop reason
- * @name: short name for messages
- * @counter: the device counter it is counted in
- */
-struct sroce_drop_info {
-	const char *name;
-	enum sroce_counter counter;
-};
-
-static const struct sroce_drop_info sroce_drops[] = {
-	[SROCE_DROP_FRAMING]	= { "framing", SROCE_CNT_MALFORMED },
-	[SROCE_DROP_SHORT]	= { "short", SROCE_CNT_MALFORMED },
-	[SROCE_DROP_TVER]	= { "tver", SROCE_CNT_MALFORMED },
-	[SROCE_DROP_CNP]	= { "cnp", SROCE_CNT_CNP_RCVD },
-	[SROCE_DROP_OPCODE]	= { "opcode", SROCE_CNT_MALFORMED },
-	[SROCE_DROP_HDR_LEN]	= { "hdr_len", SROCE_CNT_MALFORMED },
-	[SROCE_DROP_PAD]	= { "pad", SROCE_CNT_MALFORMED },
-	[SROCE_DROP_PAYLOAD]	= { "payload", SROCE_CNT_MALFORMED },
-	[SROCE_DROP_PKEY]	= { "pkey", SROCE_CNT_PKEY_VIOLATIONS },
-	[SROCE_DROP_ICRC]	= { "icrc", SROCE_CNT_ICRC_ERR },
-	[SROCE_DROP_NOMEM]	= { "nomem", SROCE_CNT_DROPPED_NOMEM },
-	[SROCE_DROP_NO_QP]	= { "no_qp", SROCE_CNT_DROPPED_NO_QP },
-	[SROCE_DROP_QP_STATE]	= { "qp_state", SROCE_CNT_DROPPED_QP_STATE },
-	[SROCE_DROP_QKEY]	= { "qkey", SROCE_CNT_QKEY_VIOLATIONS },
-	[SROCE_DROP_ADDR]	= { "addr", SROCE_CNT_DROPPED_ADDR },
+/* Short names of the drop reasons, for messages. */
+static const char *const sroce_drops[] = {
+	[SROCE_DROP_FRAMING] = "framing",
+	[SROCE_DROP_SHORT] = "short",
+	[SROCE_DROP_TVER] = "tver",
+	[SROCE_DROP_CNP] = "cnp",
+	[SROCE_DROP_OPCODE] = "opcode",
+	[SROCE_DROP_HDR_LEN] = "hdr_len",
+	[SROCE_DROP_PAD] = "pad",
+	[SROCE_DROP_PAYLOAD] = "payload",
+	[SROCE_DROP_PKEY] = "pkey",
+	[SROCE_DROP_ICRC] = "icrc",
+	[SROCE_DROP_NOMEM] = "nomem",
+	[SROCE_DROP_NO_QP] = "no_qp",
+	[SROCE_DROP_QP_STATE] = "qp_state",
+	[SROCE_DROP_QKEY] = "qkey",
+	[SROCE_DROP_ADDR] = "addr",
 };
 
 static_assert(ARRAY_SIZE(sroce_drops) == SROCE_DROP_NR);
-
-/**
- * sroce_drop_counter() - the device counter of a drop reason
- * @why: the reason
- *
- * The wire-format errors (framing, short, TVer, opcode, header length,
- * pad) share malformed_pkts; every other reason has a counter of its own.
- *
- * Return: the counter; malformed_pkts for an invalid @why.
- */
-enum sroce_counter sroce_drop_counter(enum sroce_drop_reason why)
-{
-	if (WARN_ON_ONCE((unsigned int)why >= SROCE_DROP_NR))
-		return SROCE_CNT_MALFORMED;
-	return sroce_drops[why].counter;
-}
 
 /**
  * sroce_drop_reason_name() - short name of a drop reason
@@ -92,19 +65,7 @@ const char *sroce_drop_reason_name(enum sroce_drop_reason why)
 {
 	if ((unsigned int)why >= SROCE_DROP_NR)
 		return "?";
-	return sroce_drops[why].name;
-}
-
-/**
- * sroce_pkt_count_drop() - count a dropped packet
- * @sdev: the device it arrived on
- * @why: why it was dropped
- *
- * Context: any.
- */
-void sroce_pkt_count_drop(struct sroce_dev *sdev, enum sroce_drop_reason why)
-{
-	sroce_stats_inc(sdev, sroce_drop_counter(why));
+	return sroce_drops[why];
 }
 
 /*

@@ -16,9 +16,6 @@
 
 #include "sroce_hdr.h"
 #include "sroce_opcode.h"
-#include "sroce_stats.h"
-
-struct sroce_dev;
 
 /* BTH opcode of a RoCEv2 Congestion Notification Packet (annex A17.9). */
 #define SROCE_OPCODE_ROCE_CNP	0x81
@@ -106,9 +103,7 @@ static inline struct sroce_pkt *sroce_skb_pkt(struct sk_buff *skb)
 
 int sroce_pkt_parse(struct sk_buff *skb, struct sroce_pkt *pkt,
 		    enum sroce_drop_reason *why);
-enum sroce_counter sroce_drop_counter(enum sroce_drop_reason why);
 const char *sroce_drop_reason_name(enum sroce_drop_reason why);
-void sroce_pkt_count_drop(struct sroce_dev *sdev, enum sroce_drop_reason why);
 
 static inline struct sroce_bth *sroce_pkt_bth(const struct sk_buff *skb)
 {
