@@ -32,6 +32,7 @@
 #include "sroce_sport.h"
 #include "sroce_srq.h"
 #include "sroce_task.h"
+#include "sroce_tx.h"
 #include "sroce_wq.h"
 
 #define SROCE_GSI_QPN	1
@@ -107,6 +108,46 @@ void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	*p = qp->p;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/**
+ * sroce_qp_pkt_alloc() - a packet of a connected QP to its peer
+ * @qp: the sending QP
+ * @p: a snapshot of its parameters (destination QP, AV)
+ * @opcode: BTH opcode; must be in the opcode table
+ * @psn: BTH PSN
+ * @paylen: payload bytes (the pad is added)
+ * @ackreq: BTH AckReq
+ * @se: BTH SE
+ *
+ * sroce_tx_alloc() for the QP's device, peer address and peer QP: a
+ * request of the requester or a response of the responder.
+ *
+ * Context: any; allocates with GFP_ATOMIC.
+ * Return: the skb, or NULL when memory is short.
+ */
+struct sk_buff *sroce_qp_pkt_alloc(struct sroce_qp *qp,
+				   const struct sroce_qp_params *p, u8 opcode,
+				   u32 psn, u32 paylen, bool ackreq, bool se)
+{
+	return sroce_tx_alloc(to_sroce_dev(qp->ibqp.device), &p->av,
+			      p->dest_qpn, opcode, psn, paylen, ackreq, se);
+}
+
+/**
+ * sroce_qp_pkt_send() - send a packet of a connected QP to its peer
+ * @qp: the QP
+ * @p: the snapshot of its parameters the packet was built from
+ * @skb: the packet; consumed
+ *
+ * Context: any.
+ * Return: as sroce_tx_send().
+ */
+int sroce_qp_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
+		      struct sk_buff *skb)
+{
+	return sroce_tx_send(to_sroce_dev(qp->ibqp.device), &p->av, p->sport,
+			     skb);
 }
 
 /* Stop the engines (tasks, then the timers that schedule them). */

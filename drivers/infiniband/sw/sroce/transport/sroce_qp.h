@@ -202,6 +202,11 @@ void sroce_qp_put(struct sroce_qp *qp);
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p);
+struct sk_buff *sroce_qp_pkt_alloc(struct sroce_qp *qp,
+				   const struct sroce_qp_params *p, u8 opcode,
+				   u32 psn, u32 paylen, bool ackreq, bool se);
+int sroce_qp_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
+		      struct sk_buff *skb);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_send_error(struct sroce_qp *qp);
 u32 sroce_qp_port_mtu(const struct sroce_qp *qp);

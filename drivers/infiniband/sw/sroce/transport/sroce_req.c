@@ -47,132 +47,7 @@
 #include "sroce_req_ud.h"
 #include "sroce_stats.h"
 #include "sroce_wq.h"
-#include "sroce_xmit.h"
-
-/* ---- packets ------------------------------------------------------- */
-
-/**
- * sroce_rc_pkt_alloc() - a request or response packet of a connected QP
- * @qp: the sending QP
- * @p: a snapshot of its parameters (destination QP, AV)
- * @opcode: BTH opcode; must be in the opcode table
- * @psn: BTH PSN
- * @paylen: payload bytes (the pad is added)
- * @ackreq: BTH AckReq
- * @se: BTH SE
- *
- * The BTH is filled, the extension headers and the pad are zeroed; the
- * caller fills the headers and sroce_rc_pkt_payload().
- *
- * Context: any; allocates with GFP_ATOMIC.
- * Return: the skb, or NULL when memory is short.
- */
-struct sk_buff *sroce_rc_pkt_alloc(struct sroce_qp *qp,
-				   const struct sroce_qp_params *p, u8 opcode,
-				   u32 psn, u32 paylen, bool ackreq, bool se)
-{
-	return sroce_pkt_alloc_to(qp, &p->av, p->dest_qpn, opcode, psn, paylen,
-				  ackreq, se);
-}
-
-/**
- * sroce_pkt_alloc_to() - a packet to a given address and QP
- * @qp: the sending QP
- * @av: where the packet goes
- * @dest_qpn: BTH DestQP
- * @opcode: BTH opcode; must be in the opcode table
- * @psn: BTH PSN
- * @paylen: payload bytes (the pad is added)
- * @ackreq: BTH AckReq
- * @se: BTH SE
- *
- * As sroce_rc_pkt_alloc(), for a datagram QP's packets.
- *
- * Context: any; allocates with GFP_ATOMIC.
- * Return: the skb, or NULL when memory is short.
- */
-struct sk_buff *sroce_pkt_alloc_to(struct sroce_qp *qp,
-				   const struct sroce_av *av, u32 dest_qpn,
-				   u8 opcode, u32 psn, u32 paylen, bool ackreq,
-				   bool se)
-{
-	const struct sroce_opcode_info *info = sroce_opcode_lookup(opcode);
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	unsigned int hlen, pad = sroce_pad_count(paylen);
-	struct sroce_bth *bth;
-	struct sk_buff *skb;
-
-	if (WARN_ON_ONCE(!info))
-		return NULL;
-	hlen = sroce_opcode_hdr_len(info);
-	skb = sroce_xmit_alloc(sdev, av, hlen + paylen + pad, GFP_ATOMIC);
-	if (!skb)
-		return NULL;
-	memset(skb->data, 0, hlen);
-	memset(skb->data + hlen + paylen, 0, pad);
-
-	bth = (struct sroce_bth *)skb->data;
-	sroce_bth_set_opcode(bth, opcode);
-	sroce_bth_set_se(bth, se);
-	sroce_bth_set_pad(bth, pad);
-	sroce_bth_set_tver(bth, SROCE_TVER);
-	sroce_bth_set_pkey(bth, SROCE_DEFAULT_PKEY);
-	sroce_bth_set_destqp(bth, dest_qpn);
-	sroce_bth_set_ackreq(bth, ackreq);
-	sroce_bth_set_psn(bth, psn);
-	return skb;
-}
-
-static void *sroce_rc_pkt_hdr(struct sk_buff *skb, enum sroce_hdr_id id)
-{
-	const struct sroce_opcode_info *info;
-
-	info = sroce_opcode_lookup(sroce_bth_opcode((void *)skb->data));
-	return skb->data + sroce_opcode_hdr_offset(info, id);
-}
-
-/**
- * sroce_rc_pkt_payload() - where the payload of a packet being built goes
- * @skb: from sroce_rc_pkt_alloc()
- *
- * Return: the first payload byte, right after the opcode's headers.
- */
-void *sroce_rc_pkt_payload(struct sk_buff *skb)
-{
-	const struct sroce_opcode_info *info;
-
-	info = sroce_opcode_lookup(sroce_bth_opcode((void *)skb->data));
-	return skb->data + sroce_opcode_hdr_len(info);
-}
-
-/**
- * sroce_rc_pkt_send() - send a packet of a connected QP to its peer
- * @qp: the QP
- * @p: the snapshot of its parameters the packet was built from
- * @skb: the packet; consumed
- *
- * Context: any.
- * Return: 0, or the error of sroce_xmit(). -ENOBUFS means a full queue
- * on the way out refused the packet: the caller sends it again after
- * SROCE_TX_BACKOFF rather than leave it to a retransmission timeout.
- * After any other error the packet is lost and retransmission recovers.
- */
-int sroce_rc_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
-		      struct sk_buff *skb)
-{
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	unsigned int len = skb->len;
-	int err;
-
-	err = sroce_xmit(sdev, &p->av, p->sport, skb);
-	if (err) {
-		sroce_stats_inc(sdev, SROCE_CNT_SEND_ERR);
-		return err;
-	}
-	sroce_stats_inc(sdev, SROCE_CNT_SENT_PKTS);
-	sroce_stats_add(sdev, SROCE_CNT_SENT_BYTES, len);
-	return 0;
-}
+#include "sroce_tx.h"
 
 /* ---- opcodes and packet shapes (pure) -------------------------------- */
 
@@ -554,12 +429,12 @@ static void sroce_req_fill_hdrs(struct sk_buff *skb,
 
 	if (wqe->opcode == IB_WR_RDMA_READ ||
 	    (pkt->first && sroce_wr_is_write(wqe->opcode))) {
-		reth = sroce_rc_pkt_hdr(skb, SROCE_HDR_RETH);
+		reth = sroce_tx_hdr(skb, SROCE_HDR_RETH);
 		sroce_reth_set_va(reth, wqe->wr.rdma.remote_addr + pkt->offset);
 		sroce_reth_set_rkey(reth, wqe->wr.rdma.rkey);
 		sroce_reth_set_len(reth, pkt->dmalen);
 	} else if (sroce_wr_is_rd_atomic(wqe->opcode)) {
-		atm = sroce_rc_pkt_hdr(skb, SROCE_HDR_ATMETH);
+		atm = sroce_tx_hdr(skb, SROCE_HDR_ATMETH);
 		sroce_atmeth_set_va(atm, wqe->wr.atomic.remote_addr);
 		sroce_atmeth_set_rkey(atm, wqe->wr.atomic.rkey);
 		if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
@@ -573,10 +448,10 @@ static void sroce_req_fill_hdrs(struct sk_buff *skb,
 		return;
 	if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
 	    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
-		sroce_immdt_set_imm(sroce_rc_pkt_hdr(skb, SROCE_HDR_IMMDT),
+		sroce_immdt_set_imm(sroce_tx_hdr(skb, SROCE_HDR_IMMDT),
 				    (__force __be32)wqe->ex);
 	if (wqe->opcode == IB_WR_SEND_WITH_INV)
-		sroce_ieth_set_rkey(sroce_rc_pkt_hdr(skb, SROCE_HDR_IETH),
+		sroce_ieth_set_rkey(sroce_tx_hdr(skb, SROCE_HDR_IETH),
 				    wqe->ex);
 }
 
@@ -751,7 +626,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		return 0;
 	ackreq = rc && (sroce_req_want_ackreq(pkt.last, req->since_ackreq) ||
 			sroce_wr_is_rd_atomic(ctx->wqe.opcode));
-	skb = sroce_rc_pkt_alloc(qp, p,
+	skb = sroce_qp_pkt_alloc(qp, p,
 				 sroce_opcode_on_transport(pkt.opcode,
 							   sroce_qp_transport(qp)),
 				 sroce_psn_add(ctx->first_psn, req->npkt),
@@ -762,7 +637,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	sroce_req_fill_hdrs(skb, &ctx->wqe, &pkt);
 	cur = req->cur;
 	if (pkt.paylen &&
-	    sroce_req_gather(qp, ctx, &pkt, sroce_rc_pkt_payload(skb))) {
+	    sroce_req_gather(qp, ctx, &pkt, sroce_tx_payload(skb))) {
 		kfree_skb(skb);
 		/* The completer reports it once the WQEs before it are done. */
 		ctx->status = IB_WC_LOC_PROT_ERR;
@@ -777,7 +652,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	/* before it leaves: its answer may come back before the send returns */
 	sroce_req_note_sent(req, pkt.last ? sroce_psn_next(ctx->last_psn) :
 			    sroce_psn_add(ctx->first_psn, req->npkt + 1));
-	if (sroce_rc_pkt_send(qp, p, skb) == -ENOBUFS) {
+	if (sroce_qp_pkt_send(qp, p, skb) == -ENOBUFS) {
 		/* The netdev's queue is full: send this packet again later. */
 		req->cur = cur;
 		sroce_task_schedule_after(&req->task, SROCE_TX_BACKOFF);

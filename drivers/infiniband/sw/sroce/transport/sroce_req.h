@@ -13,6 +13,7 @@
 
 #include "sroce_copy.h"
 #include "sroce_task.h"
+#include "sroce_tx.h"
 #include "sroce_wqe.h"
 
 struct sroce_av;
@@ -124,12 +125,6 @@ struct sroce_req {
  */
 #define SROCE_READ_WINDOW	256
 
-/*
- * Jiffies a QP engine waits before it sends a packet again that a full
- * queue on the way out (the qdisc, or a veth peer's backlog) refused.
- */
-#define SROCE_TX_BACKOFF	1
-
 /* AckReq at least this often inside long messages. */
 #define SROCE_ACKREQ_INTERVAL	32
 
@@ -154,10 +149,6 @@ struct sroce_req_pkt {
 };
 
 /* for the other parts of the requester */
-struct sk_buff *sroce_pkt_alloc_to(struct sroce_qp *qp,
-				   const struct sroce_av *av, u32 dest_qpn,
-				   u8 opcode, u32 psn, u32 paylen, bool ackreq,
-				   bool se);
 int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
 		     const struct sroce_req_pkt *pkt, void *buf);
 void sroce_req_halt(struct sroce_qp *qp);
@@ -178,12 +169,5 @@ bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,
 			 struct sroce_req_pkt *pkt);
 bool sroce_req_want_ackreq(bool last, u32 since_ackreq);
 u32 sroce_req_resume_psn(u32 una, u32 first_psn, u32 last_psn);
-
-struct sk_buff *sroce_rc_pkt_alloc(struct sroce_qp *qp,
-				   const struct sroce_qp_params *p, u8 opcode,
-				   u32 psn, u32 paylen, bool ackreq, bool se);
-void *sroce_rc_pkt_payload(struct sk_buff *skb);
-int sroce_rc_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
-		      struct sk_buff *skb);
 
 #endif /* SROCE_REQ_H */

@@ -26,6 +26,7 @@
 #include "sroce_req.h"
 #include "sroce_req_ud.h"
 #include "sroce_stats.h"
+#include "sroce_tx.h"
 #include "sroce_xmit.h"
 
 /**
@@ -64,9 +65,10 @@ static struct sk_buff *sroce_req_ud_build(struct sroce_qp *qp,
 	struct sk_buff *skb;
 
 	*err = 0;
-	skb = sroce_pkt_alloc_to(qp, av, wqe->wr.ud.remote_qpn, pkt.opcode,
-				 ctx->first_psn, pkt.paylen, false,
-				 wqe->send_flags & IB_SEND_SOLICITED);
+	skb = sroce_tx_alloc(to_sroce_dev(qp->ibqp.device), av,
+			     wqe->wr.ud.remote_qpn, pkt.opcode, ctx->first_psn,
+			     pkt.paylen, false,
+			     wqe->send_flags & IB_SEND_SOLICITED);
 	if (!skb)
 		return NULL;
 	deth = (void *)(skb->data + sroce_opcode_hdr_offset(info,
@@ -80,7 +82,7 @@ static struct sk_buff *sroce_req_ud_build(struct sroce_qp *qp,
 								     SROCE_HDR_IMMDT)),
 				    (__force __be32)wqe->ex);
 	if (pkt.paylen &&
-	    sroce_req_gather(qp, ctx, &pkt, sroce_rc_pkt_payload(skb))) {
+	    sroce_req_gather(qp, ctx, &pkt, sroce_tx_payload(skb))) {
 		kfree_skb(skb);
 		*err = -EACCES;
 		return NULL;

@@ -53,7 +53,6 @@
 #include "sroce_mr.h"
 #include "sroce_pkt.h"
 #include "sroce_qp.h"
-#include "sroce_req.h"
 #include "sroce_resp.h"
 #include "sroce_resp_read.h"
 #include "sroce_resp_res.h"
@@ -61,6 +60,7 @@
 #include "sroce_resp_ud.h"
 #include "sroce_srq.h"
 #include "sroce_stats.h"
+#include "sroce_tx.h"
 #include "sroce_wq.h"
 
 /**
@@ -81,7 +81,7 @@ void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	struct sroce_aeth *aeth;
 	struct sk_buff *skb;
 
-	skb = sroce_rc_pkt_alloc(qp, p, IB_OPCODE_RC_ACKNOWLEDGE, psn, 0,
+	skb = sroce_qp_pkt_alloc(qp, p, IB_OPCODE_RC_ACKNOWLEDGE, psn, 0,
 				 false, false);
 	if (!skb)
 		return;
@@ -89,7 +89,7 @@ void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	sroce_aeth_set_type(aeth, type);
 	sroce_aeth_set_code(aeth, code);
 	sroce_aeth_set_msn(aeth, qp->resp.msn);
-	sroce_rc_pkt_send(qp, p, skb);
+	sroce_qp_pkt_send(qp, p, skb);
 }
 
 /*
@@ -504,7 +504,7 @@ static void sroce_resp_atomic_ack(struct sroce_qp *qp,
 	struct sroce_aeth *aeth;
 	struct sk_buff *rsp;
 
-	rsp = sroce_rc_pkt_alloc(qp, p, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+	rsp = sroce_qp_pkt_alloc(qp, p, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
 				 psn, 0, false, false);
 	if (!rsp)
 		return;
@@ -513,7 +513,7 @@ static void sroce_resp_atomic_ack(struct sroce_qp *qp,
 	sroce_aeth_set_msn(aeth, qp->resp.msn);
 	ack = (void *)(rsp->data + SROCE_BTH_LEN + sizeof(*aeth));
 	sroce_atmack_set_orig(ack, orig);
-	sroce_rc_pkt_send(qp, p, rsp);
+	sroce_qp_pkt_send(qp, p, rsp);
 }
 
 static enum sroce_resp_result

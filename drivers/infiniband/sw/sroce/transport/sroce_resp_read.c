@@ -37,11 +37,11 @@
 #include "sroce_pkt.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
-#include "sroce_req.h"
 #include "sroce_resp.h"
 #include "sroce_resp_read.h"
 #include "sroce_resp_res.h"
 #include "sroce_stats.h"
+#include "sroce_tx.h"
 
 /* One READ response packet: @n bytes from @mr at @va (no MR when 0). */
 static int sroce_resp_read_pkt(struct sroce_qp *qp,
@@ -52,7 +52,7 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp,
 	struct sroce_aeth *aeth;
 	struct sk_buff *skb;
 
-	skb = sroce_rc_pkt_alloc(qp, p, opcode, psn, n, false, false);
+	skb = sroce_qp_pkt_alloc(qp, p, opcode, psn, n, false, false);
 	if (!skb)
 		return -ENOMEM;
 	if (opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) {
@@ -61,12 +61,12 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp,
 		sroce_aeth_set_code(aeth, SROCE_AETH_CREDITS_INVALID);
 		sroce_aeth_set_msn(aeth, qp->resp.msn);
 	}
-	if (n && sroce_mr_copy(mr, va, sroce_rc_pkt_payload(skb), n,
+	if (n && sroce_mr_copy(mr, va, sroce_tx_payload(skb), n,
 			       SROCE_COPY_FROM_MR)) {
 		kfree_skb(skb);
 		return -EFAULT;
 	}
-	return sroce_rc_pkt_send(qp, p, skb);
+	return sroce_qp_pkt_send(qp, p, skb);
 }
 
 static u8 sroce_read_resp_opcode(bool first, bool last)
