@@ -16,14 +16,14 @@
 #include <linux/netdevice.h>
 #include <rdma/rdma_netlink.h>
 
-#include "sroce_dev.h"
-#include "sroce_icrc.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "core/sroce_task.h"
+#include "net/sroce_net.h"
 #include "sroce_main.h"
-#include "sroce_net.h"
-#include "sroce_port.h"
-#include "sroce_rcv.h"
-#include "sroce_task.h"
 #include "sroce_verbs.h"
+#include "transport/sroce_rcv.h"
+#include "wire/sroce_icrc.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {

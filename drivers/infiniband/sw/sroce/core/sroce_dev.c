@@ -28,9 +28,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "sroce_dev.h"
-#include "sroce_port.h"
-#include "sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "core/sroce_stats.h"
 
 /*
  * ifindex -> struct sroce_dev. Writers hold sroce_devs_mutex (xarray's own

@@ -13,9 +13,9 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_mcast.h"
-#include "sroce_param.h"
-#include "sroce_port.h"
+#include "core/sroce_mcast.h"
+#include "core/sroce_param.h"
+#include "core/sroce_port.h"
 
 struct sroce_stats;
 

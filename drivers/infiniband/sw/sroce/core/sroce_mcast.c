@@ -29,8 +29,8 @@
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
-#include "sroce_dev.h"
-#include "sroce_mcast.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_mcast.h"
 
 /* One group: an MGID and the QPNs attached to it. */
 struct sroce_mcg {

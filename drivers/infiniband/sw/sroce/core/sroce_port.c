@@ -16,10 +16,10 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_port.h"
-#include "sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "core/sroce_stats.h"
+#include "wire/sroce_hdr.h"
 
 /* Port capability bits modify_port may set or clear. */
 #define SROCE_PORT_MUTABLE_CAPS	(IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP)

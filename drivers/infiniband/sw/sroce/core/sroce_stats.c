@@ -17,9 +17,9 @@
 #include <linux/percpu.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
-#include "sroce_port.h"
-#include "sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "core/sroce_stats.h"
 
 static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_SENT_PKTS] = { .name = "sent_pkts" },

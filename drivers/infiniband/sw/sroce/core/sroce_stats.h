@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
+#include "core/sroce_dev.h"
 
 /*
  * The counters. The first fifteen have the names and the order of

@@ -121,7 +121,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "sroce_task.h"
+#include "core/sroce_task.h"
 
 /* How long sroce_task_disable() waits before saying so. */
 #define SROCE_TASK_STALL	(10 * HZ)

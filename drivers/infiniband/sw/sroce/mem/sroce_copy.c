@@ -27,9 +27,9 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 
-#include "sroce_copy.h"
-#include "sroce_dev.h"
-#include "sroce_mr.h"
+#include "core/sroce_dev.h"
+#include "mem/sroce_copy.h"
+#include "mem/sroce_mr.h"
 
 /* ---- the key cache ---------------------------------------------------- */
 

@@ -14,7 +14,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "sroce_mr.h"
+#include "mem/sroce_mr.h"
 
 struct sroce_dev;
 

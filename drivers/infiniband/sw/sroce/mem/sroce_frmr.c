@@ -22,10 +22,10 @@
 #include <linux/sizes.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
-#include "sroce_frmr.h"
-#include "sroce_mr.h"
-#include "sroce_mw.h"
+#include "core/sroce_dev.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
+#include "mem/sroce_mw.h"
 
 /* map_mr_sg page sizes: what query_device reports in page_size_cap. */
 #define SROCE_FRMR_MIN_PAGE_SIZE	PAGE_SIZE

@@ -18,8 +18,8 @@
 #include <linux/rcupdate.h>
 #include <linux/xarray.h>
 
-#include "sroce_dev.h"
-#include "sroce_key.h"
+#include "core/sroce_dev.h"
+#include "mem/sroce_key.h"
 
 /**
  * sroce_key_first() - the first key of a newly created MR or MW

@@ -35,10 +35,10 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
-#include "sroce_mr.h"
-#include "sroce_mw.h"
-#include "sroce_task.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_task.h"
+#include "mem/sroce_mr.h"
+#include "mem/sroce_mw.h"
 
 /* Pages of a user MR mapped between two cond_resched() calls. */
 #define SROCE_MR_RESCHED_PAGES		1024

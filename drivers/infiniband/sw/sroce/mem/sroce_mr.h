@@ -15,7 +15,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_key.h"
+#include "mem/sroce_key.h"
 
 struct sroce_dev;
 

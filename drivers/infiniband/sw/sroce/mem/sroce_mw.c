@@ -20,10 +20,10 @@
 #include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
-#include "sroce_key.h"
-#include "sroce_mr.h"
-#include "sroce_mw.h"
+#include "core/sroce_dev.h"
+#include "mem/sroce_key.h"
+#include "mem/sroce_mr.h"
+#include "mem/sroce_mw.h"
 
 /**
  * sroce_alloc_mw() - ib_device_ops.alloc_mw

@@ -19,9 +19,9 @@
 #include <net/net_namespace.h>
 #include <net/udp_tunnel.h>
 
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_net.h"
+#include "core/sroce_dev.h"
+#include "net/sroce_net.h"
+#include "wire/sroce_hdr.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;

@@ -11,12 +11,12 @@
 
 #include <linux/string.h>
 
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_opcode.h"
-#include "sroce_stats.h"
-#include "sroce_tx.h"
-#include "sroce_xmit.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "net/sroce_tx.h"
+#include "net/sroce_xmit.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_opcode.h"
 
 /**
  * sroce_tx_alloc() - a packet to a given address and QP

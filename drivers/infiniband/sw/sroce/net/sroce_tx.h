@@ -12,7 +12,7 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
-#include "sroce_opcode.h"
+#include "wire/sroce_opcode.h"
 
 struct sroce_av;
 struct sroce_dev;

@@ -38,12 +38,12 @@
 #include <net/route.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_ah.h"
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_icrc.h"
-#include "sroce_net.h"
-#include "sroce_xmit.h"
+#include "core/sroce_dev.h"
+#include "net/sroce_net.h"
+#include "net/sroce_xmit.h"
+#include "obj/sroce_ah.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_icrc.h"
 
 static bool sroce_av_is_v6(const struct sroce_av *av)
 {

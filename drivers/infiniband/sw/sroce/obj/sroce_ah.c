@@ -21,9 +21,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "sroce_ah.h"
-#include "sroce_dev.h"
-#include "sroce_port.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "obj/sroce_ah.h"
 
 /**
  * sroce_av_from_attr() - build an address vector from an ib_core AH attr

@@ -18,9 +18,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "sroce_cq.h"
-#include "sroce_dev.h"
-#include "sroce_queue.h"
+#include "core/sroce_dev.h"
+#include "obj/sroce_cq.h"
+#include "obj/sroce_queue.h"
 
 /*
  * wc_flags as libibverbs defines them (IBV_WC_*, verbs.h), which user

@@ -11,7 +11,7 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_queue.h"
+#include "obj/sroce_queue.h"
 
 /**
  * union sroce_cqe - one CQ slot

@@ -9,8 +9,8 @@
 
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
-#include "sroce_pd.h"
+#include "core/sroce_dev.h"
+#include "obj/sroce_pd.h"
 
 /**
  * sroce_alloc_pd() - ib_device_ops.alloc_pd

@@ -29,7 +29,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_queue.h"
+#include "obj/sroce_queue.h"
 
 /**
  * struct sroce_mmap_entry - a ring buffer offered to mmap()

@@ -17,10 +17,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "sroce_dev.h"
-#include "sroce_queue.h"
-#include "sroce_srq.h"
-#include "sroce_wqe.h"
+#include "core/sroce_dev.h"
+#include "obj/sroce_queue.h"
+#include "obj/sroce_srq.h"
+#include "obj/sroce_wqe.h"
 
 static int sroce_srq_check_caps(struct sroce_dev *sdev,
 				const struct ib_srq_attr *attr)

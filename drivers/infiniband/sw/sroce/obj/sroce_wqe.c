@@ -21,7 +21,7 @@
 #include <linux/overflow.h>
 #include <linux/string.h>
 
-#include "sroce_wqe.h"
+#include "obj/sroce_wqe.h"
 
 /*
  * The rxe user ABI fixes these sizes (user-abi.md 2.4, 2.5): librxe

@@ -24,7 +24,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "sroce_param.h"
+#include "core/sroce_param.h"
 
 /**
  * struct sroce_wqe_limits - limits of the QP a WQE was posted to

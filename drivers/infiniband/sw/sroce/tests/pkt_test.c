@@ -21,12 +21,12 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
-#include "sroce_dev.h"
-#include "sroce_icrc.h"
-#include "sroce_pkt.h"
-#include "sroce_rcv.h"
-#include "sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
 #include "test_util.h"
+#include "transport/sroce_rcv.h"
+#include "wire/sroce_icrc.h"
+#include "wire/sroce_pkt.h"
 
 #define PKT_BUF		512
 #define PKT_V4_L4	28	/* IPv4 and UDP headers */

@@ -39,16 +39,16 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_comp.h"
-#include "sroce_cq.h"
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_pkt.h"
-#include "sroce_qp.h"
-#include "sroce_req.h"
-#include "sroce_stats.h"
-#include "sroce_task.h"
-#include "sroce_wqe.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "core/sroce_task.h"
+#include "obj/sroce_cq.h"
+#include "obj/sroce_wqe.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_req.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_pkt.h"
 
 /* Flushed WQEs per call of the task function. */
 #define SROCE_COMP_FLUSH_BATCH	32

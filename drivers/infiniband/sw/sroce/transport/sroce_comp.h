@@ -13,8 +13,8 @@
 #include <linux/timer.h>
 #include <linux/types.h>
 
-#include "sroce_copy.h"
-#include "sroce_task.h"
+#include "core/sroce_task.h"
+#include "mem/sroce_copy.h"
 
 struct sroce_qp;
 struct sroce_qp_params;

@@ -22,18 +22,18 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "sroce_ah.h"
-#include "sroce_cq.h"
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_port.h"
-#include "sroce_qp.h"
-#include "sroce_qp_attr.h"
-#include "sroce_sport.h"
-#include "sroce_srq.h"
-#include "sroce_task.h"
-#include "sroce_tx.h"
-#include "sroce_wq.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "core/sroce_task.h"
+#include "net/sroce_tx.h"
+#include "obj/sroce_ah.h"
+#include "obj/sroce_cq.h"
+#include "obj/sroce_srq.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_qp_attr.h"
+#include "transport/sroce_wq.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_sport.h"
 
 #define SROCE_GSI_QPN	1
 

@@ -15,11 +15,11 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_ah.h"
-#include "sroce_comp.h"
-#include "sroce_queue.h"
-#include "sroce_req.h"
-#include "sroce_resp.h"
+#include "obj/sroce_ah.h"
+#include "obj/sroce_queue.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_req.h"
+#include "transport/sroce_resp.h"
 
 struct sroce_dev;
 

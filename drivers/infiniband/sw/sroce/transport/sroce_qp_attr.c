@@ -14,9 +14,9 @@
 #include <linux/errno.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_hdr.h"
-#include "sroce_psn.h"
-#include "sroce_qp_attr.h"
+#include "transport/sroce_qp_attr.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_psn.h"
 
 /*
  * The transport classes of the spec's table. QP1 (GSI) is UD, but its

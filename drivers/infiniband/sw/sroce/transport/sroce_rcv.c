@@ -19,14 +19,14 @@
 #include <linux/udp.h>
 #include <net/ipv6.h>
 
-#include "sroce_comp.h"
-#include "sroce_dev.h"
-#include "sroce_mcast.h"
-#include "sroce_pkt.h"
-#include "sroce_qp.h"
-#include "sroce_rcv.h"
-#include "sroce_resp.h"
-#include "sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_mcast.h"
+#include "core/sroce_stats.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_rcv.h"
+#include "transport/sroce_resp.h"
+#include "wire/sroce_pkt.h"
 
 /* The device counter each drop reason is counted in. */
 static const enum sroce_counter sroce_drop_counters[] = {

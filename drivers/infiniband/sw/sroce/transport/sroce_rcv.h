@@ -11,8 +11,8 @@
 
 #include <linux/types.h>
 
-#include "sroce_pkt.h"
-#include "sroce_stats.h"
+#include "core/sroce_stats.h"
+#include "wire/sroce_pkt.h"
 
 struct sk_buff;
 struct sroce_dev;

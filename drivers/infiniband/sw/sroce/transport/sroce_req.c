@@ -38,16 +38,16 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_comp.h"
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_opcode.h"
-#include "sroce_qp.h"
-#include "sroce_req.h"
-#include "sroce_req_ud.h"
-#include "sroce_stats.h"
-#include "sroce_wq.h"
-#include "sroce_tx.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "net/sroce_tx.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_req.h"
+#include "transport/sroce_req_ud.h"
+#include "transport/sroce_wq.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_opcode.h"
 
 /* ---- opcodes and packet shapes (pure) -------------------------------- */
 

@@ -11,10 +11,10 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
-#include "sroce_copy.h"
-#include "sroce_task.h"
-#include "sroce_tx.h"
-#include "sroce_wqe.h"
+#include "core/sroce_task.h"
+#include "mem/sroce_copy.h"
+#include "net/sroce_tx.h"
+#include "obj/sroce_wqe.h"
 
 struct sroce_av;
 struct sroce_qp;

@@ -18,16 +18,16 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_ah.h"
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_opcode.h"
-#include "sroce_qp.h"
-#include "sroce_req.h"
-#include "sroce_req_ud.h"
-#include "sroce_stats.h"
-#include "sroce_tx.h"
-#include "sroce_xmit.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "net/sroce_tx.h"
+#include "net/sroce_xmit.h"
+#include "obj/sroce_ah.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_req.h"
+#include "transport/sroce_req_ud.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_opcode.h"
 
 /**
  * sroce_ud_qkey() - the Q_Key a datagram carries

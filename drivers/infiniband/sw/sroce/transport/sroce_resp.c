@@ -46,22 +46,22 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_cq.h"
-#include "sroce_dev.h"
-#include "sroce_frmr.h"
-#include "sroce_hdr.h"
-#include "sroce_mr.h"
-#include "sroce_pkt.h"
-#include "sroce_qp.h"
-#include "sroce_resp.h"
-#include "sroce_resp_read.h"
-#include "sroce_resp_res.h"
-#include "sroce_resp_uc.h"
-#include "sroce_resp_ud.h"
-#include "sroce_srq.h"
-#include "sroce_stats.h"
-#include "sroce_tx.h"
-#include "sroce_wq.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
+#include "net/sroce_tx.h"
+#include "obj/sroce_cq.h"
+#include "obj/sroce_srq.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_resp_read.h"
+#include "transport/sroce_resp_res.h"
+#include "transport/sroce_resp_uc.h"
+#include "transport/sroce_resp_ud.h"
+#include "transport/sroce_wq.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_pkt.h"
 
 /**
  * sroce_resp_send_ack() - send an ACKNOWLEDGE packet

@@ -12,11 +12,11 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
-#include "sroce_copy.h"
-#include "sroce_opcode.h"
-#include "sroce_resp_res.h"
-#include "sroce_task.h"
-#include "sroce_wqe.h"
+#include "core/sroce_task.h"
+#include "mem/sroce_copy.h"
+#include "obj/sroce_wqe.h"
+#include "transport/sroce_resp_res.h"
+#include "wire/sroce_opcode.h"
 
 struct ib_wc;
 struct sroce_mr;

@@ -31,17 +31,17 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_mr.h"
-#include "sroce_pkt.h"
-#include "sroce_psn.h"
-#include "sroce_qp.h"
-#include "sroce_resp.h"
-#include "sroce_resp_read.h"
-#include "sroce_resp_res.h"
-#include "sroce_stats.h"
-#include "sroce_tx.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "mem/sroce_mr.h"
+#include "net/sroce_tx.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_resp_read.h"
+#include "transport/sroce_resp_res.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_pkt.h"
+#include "wire/sroce_psn.h"
 
 /* One READ response packet: @n bytes from @mr at @va (no MR when 0). */
 static int sroce_resp_read_pkt(struct sroce_qp *qp,

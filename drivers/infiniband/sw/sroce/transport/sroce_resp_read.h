@@ -12,7 +12,7 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
-#include "sroce_resp.h"
+#include "transport/sroce_resp.h"
 
 struct sroce_pkt;
 struct sroce_qp;

@@ -43,8 +43,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "sroce_psn.h"
-#include "sroce_resp_res.h"
+#include "transport/sroce_resp_res.h"
+#include "wire/sroce_psn.h"
 
 /**
  * sroce_resp_psn_class() - classify a request PSN (IBA 9.7.5.1)

@@ -26,14 +26,14 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include "sroce_dev.h"
-#include "sroce_mr.h"
-#include "sroce_opcode.h"
-#include "sroce_pkt.h"
-#include "sroce_qp.h"
-#include "sroce_resp.h"
-#include "sroce_resp_uc.h"
-#include "sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "mem/sroce_mr.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_resp_uc.h"
+#include "wire/sroce_opcode.h"
+#include "wire/sroce_pkt.h"
 
 /**
  * sroce_resp_uc_verdict() - admit a UC request packet or drop it

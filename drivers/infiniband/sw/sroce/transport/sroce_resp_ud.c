@@ -24,16 +24,16 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
-#include "sroce_copy.h"
-#include "sroce_dev.h"
-#include "sroce_hdr.h"
-#include "sroce_opcode.h"
-#include "sroce_pkt.h"
-#include "sroce_port.h"
-#include "sroce_qp.h"
-#include "sroce_resp.h"
-#include "sroce_resp_ud.h"
-#include "sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "core/sroce_stats.h"
+#include "mem/sroce_copy.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_resp_ud.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_opcode.h"
+#include "wire/sroce_pkt.h"
 
 /**
  * sroce_ud_grh() - the GRH of a received datagram

@@ -26,18 +26,18 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "sroce_ah.h"
-#include "sroce_comp.h"
-#include "sroce_cq.h"
-#include "sroce_dev.h"
-#include "sroce_frmr.h"
-#include "sroce_mr.h"
-#include "sroce_mw.h"
-#include "sroce_qp.h"
-#include "sroce_queue.h"
-#include "sroce_resp.h"
-#include "sroce_wq.h"
-#include "sroce_wqe.h"
+#include "core/sroce_dev.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
+#include "mem/sroce_mw.h"
+#include "obj/sroce_ah.h"
+#include "obj/sroce_cq.h"
+#include "obj/sroce_queue.h"
+#include "obj/sroce_wqe.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_wq.h"
 
 static int sroce_wq_init_sq(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 			    struct ib_udata *udata, struct mminfo *mi)

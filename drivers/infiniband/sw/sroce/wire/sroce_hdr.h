@@ -25,7 +25,7 @@
 #include <linux/build_bug.h>
 #include <linux/types.h>
 
-#include "sroce_psn.h"
+#include "wire/sroce_psn.h"
 
 #define SROCE_UDP_PORT		4791	/* IANA port of RoCEv2 */
 #define SROCE_TVER		0	/* the only BTH TVer defined */

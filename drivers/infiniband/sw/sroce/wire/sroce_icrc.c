@@ -23,8 +23,8 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 
-#include "sroce_hdr.h"
-#include "sroce_icrc.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_icrc.h"
 
 /* crc32_le(~0, 8 bytes of 0xff): the CRC of the LRH that RoCEv2 lacks. */
 #define SROCE_ICRC_SEED		0xdebb20e3

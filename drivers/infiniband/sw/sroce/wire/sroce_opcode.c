@@ -9,7 +9,7 @@
 #include <linux/kernel.h>
 #include <linux/nospec.h>
 
-#include "sroce_opcode.h"
+#include "wire/sroce_opcode.h"
 
 #define SROCE_OP(op, _hdrs, _flags)					\
 	[IB_OPCODE_##op] = {						\

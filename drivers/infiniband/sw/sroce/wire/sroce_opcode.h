@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #include <rdma/ib_pack.h>
 
-#include "sroce_hdr.h"
+#include "wire/sroce_hdr.h"
 
 /* Extension headers, numbered in the order they follow the BTH. */
 enum sroce_hdr_id {

@@ -26,10 +26,10 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
-#include "sroce_hdr.h"
-#include "sroce_icrc.h"
-#include "sroce_opcode.h"
-#include "sroce_pkt.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_icrc.h"
+#include "wire/sroce_opcode.h"
+#include "wire/sroce_pkt.h"
 
 /* The P_Key bits that name the partition; bit 15 is the membership type. */
 #define SROCE_PKEY_BASE		GENMASK(14, 0)

@@ -14,8 +14,8 @@
 #include <linux/stddef.h>
 #include <linux/types.h>
 
-#include "sroce_hdr.h"
-#include "sroce_opcode.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_opcode.h"
 
 /* BTH opcode of a RoCEv2 Congestion Notification Packet (annex A17.9). */
 #define SROCE_OPCODE_ROCE_CNP	0x81
