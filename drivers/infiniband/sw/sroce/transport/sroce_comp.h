@@ -15,6 +15,7 @@
 
 #include "core/sroce_task.h"
 #include "mem/sroce_copy.h"
+#include "transport/sroce_comp_rules.h"
 
 struct sroce_qp;
 struct sroce_qp_params;
@@ -80,45 +81,6 @@ struct sroce_comp {
 /* rnr_retry value that means "retry for ever" */
 #define SROCE_RNR_RETRY_INFINITE	7
 
-/**
- * enum sroce_rsp_kind - what a packet for the completer is
- * @SROCE_RSP_ACK: an ACKNOWLEDGE (ACK or NAK)
- * @SROCE_RSP_READ: an RDMA READ response packet
- * @SROCE_RSP_ATOMIC: an ATOMIC ACKNOWLEDGE
- */
-enum sroce_rsp_kind {
-	SROCE_RSP_ACK,
-	SROCE_RSP_READ,
-	SROCE_RSP_ATOMIC,
-};
-
-/**
- * enum sroce_rsp_verdict - what a response means for the oldest WQE
- * @SROCE_RSP_STALE: nothing new (a duplicate or an older packet): drop
- * @SROCE_RSP_ACCEPT: the response expected next: take its data
- * @SROCE_RSP_IMPLIED_NAK: a response the responder can only have sent
- *	after the one expected, which was therefore lost: retry
- */
-enum sroce_rsp_verdict {
-	SROCE_RSP_STALE,
-	SROCE_RSP_ACCEPT,
-	SROCE_RSP_IMPLIED_NAK,
-};
-
-/**
- * struct sroce_rsp_expect - the oldest WQE, a READ or an atomic
- * @read: it is an RDMA READ (else an atomic)
- * @first_psn: its first PSN
- * @last_psn: its last PSN
- * @next_psn: the response PSN expected next
- */
-struct sroce_rsp_expect {
-	bool read;
-	u32 first_psn;
-	u32 last_psn;
-	u32 next_psn;
-};
-
 void sroce_comp_init(struct sroce_qp *qp);
 void sroce_comp_start(struct sroce_qp *qp, const struct sroce_qp_params *p);
 void sroce_comp_stop(struct sroce_qp *qp);
@@ -128,11 +90,5 @@ void sroce_comp_kick(struct sroce_qp *qp);
 void sroce_comp_notify_drained(struct sroce_qp *qp);
 void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p);
 void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb);
-
-unsigned long sroce_rnr_timer_usecs(u8 code);
-u64 sroce_ack_timeout_ns(u8 timeout);
-bool sroce_comp_ack_covers(u32 ack_psn, u32 last_psn);
-enum sroce_rsp_verdict sroce_comp_judge(const struct sroce_rsp_expect *e,
-					enum sroce_rsp_kind kind, u32 psn);
 
 #endif /* SROCE_COMP_H */
