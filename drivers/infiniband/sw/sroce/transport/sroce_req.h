@@ -118,10 +118,10 @@ struct sroce_req {
  * READ response packets a QP may have asked for past the oldest
  * unacknowledged PSN. A responder sends a READ's responses as fast as it
  * can make them, so 128 outstanding READs of 64 KiB at path MTU 1024 put
- * 8192 frames into its transmit queue at once: rdma_rxe, whose qdisc holds
- * 1000, lost half of them, and each go-back-N asked for all of them again.
- * 256 frames fit the smallest usual transmit queue with room to spare and
- * still cover several large READs.
+ * 8192 frames into its transmit queue at once, far more than a usual
+ * qdisc holds (1000); the frames it drops each cost a go-back-N that asks
+ * for all of them again. 256 frames fit the smallest usual transmit queue
+ * with room to spare and still cover several large READs.
  */
 #define SROCE_READ_WINDOW	256
 
