@@ -15,7 +15,6 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-
 /* 1024 buckets: at the device's 8192 groups, 8 to a bucket on average */
 #define SROCE_MCAST_HASH_BITS	10
 
