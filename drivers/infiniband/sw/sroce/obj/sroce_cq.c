@@ -87,6 +87,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			       attr->cqe, sizeof(union sroce_cqe));
 	if (err)
 		goto err_put_count;
+	sroce_queue_set_lock(&cq->queue, &cq->lock);
 	if (udata) {
 		err = sroce_queue_map_user(&cq->queue,
 					   sroce_udata_ucontext(udata), &mi);

@@ -263,6 +263,26 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	kfree(entry);
 }
 
+/* The owner's lock, when the ring has one, is held (lockdep only). */
+static void sroce_queue_assert_locked(const struct sroce_queue *q)
+{
+	if (q->lock)
+		lockdep_assert_held(q->lock);
+}
+
+/**
+ * sroce_queue_set_lock() - name the lock that serialises a ring
+ * @q: the ring, from sroce_queue_init()
+ * @lock: the owner's lock, held around every operation on the ring's
+ *	indices and slots from now on
+ *
+ * Context: any; before the ring is used.
+ */
+void sroce_queue_set_lock(struct sroce_queue *q, spinlock_t *lock)
+{
+	q->lock = lock;
+}
+
 /**
  * sroce_queue_load_prod() - the producer index, fresh if user space owns it
  * @q: the ring
@@ -276,6 +296,7 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
  */
 u32 sroce_queue_load_prod(struct sroce_queue *q)
 {
+	sroce_queue_assert_locked(q);
 	if (q->kind != SROCE_QUEUE_FROM_USER)
 		return q->prod;
 	/* Pairs with user space's store-release after it wrote the slots. */
@@ -296,6 +317,7 @@ u32 sroce_queue_load_prod(struct sroce_queue *q)
  */
 u32 sroce_queue_load_cons(struct sroce_queue *q)
 {
+	sroce_queue_assert_locked(q);
 	if (q->kind != SROCE_QUEUE_TO_USER)
 		return q->cons;
 	/* Pairs with user space's store-release after it read the slots. */
@@ -372,6 +394,7 @@ void *sroce_queue_slot(const struct sroce_queue *q, u32 index)
  */
 void *sroce_queue_producer_slot(const struct sroce_queue *q)
 {
+	sroce_queue_assert_locked(q);
 	return sroce_queue_slot(q, q->prod);
 }
 
@@ -384,6 +407,7 @@ void *sroce_queue_producer_slot(const struct sroce_queue *q)
  */
 void *sroce_queue_consumer_slot(const struct sroce_queue *q)
 {
+	sroce_queue_assert_locked(q);
 	return sroce_queue_slot(q, q->cons);
 }
 
@@ -400,6 +424,7 @@ void *sroce_queue_consumer_slot(const struct sroce_queue *q)
  */
 void sroce_queue_advance_producer(struct sroce_queue *q)
 {
+	sroce_queue_assert_locked(q);
 	if (WARN_ON_ONCE(q->kind == SROCE_QUEUE_FROM_USER))
 		return;
 	q->prod = sroce_ring_next(q->prod, q->index_mask);
@@ -421,6 +446,7 @@ void sroce_queue_advance_producer(struct sroce_queue *q)
  */
 void sroce_queue_advance_consumer(struct sroce_queue *q)
 {
+	sroce_queue_assert_locked(q);
 	if (WARN_ON_ONCE(q->kind == SROCE_QUEUE_TO_USER))
 		return;
 	q->cons = sroce_ring_next(q->cons, q->index_mask);
@@ -443,6 +469,8 @@ void sroce_queue_advance_consumer(struct sroce_queue *q)
 u32 sroce_queue_discard(struct sroce_queue *q)
 {
 	u32 prod, n;
+
+	sroce_queue_assert_locked(q);
 
 	if (WARN_ON_ONCE(q->kind == SROCE_QUEUE_TO_USER))
 		return 0;
@@ -516,6 +544,8 @@ int sroce_queue_resize_commit(struct sroce_queue *q, struct sroce_queue *new)
 	size_t slot_size = sroce_queue_elem_size(q);
 	u32 count, i;
 
+	sroce_queue_assert_locked(q);
+
 	if (WARN_ON_ONCE(new->kind != q->kind ||
 			 new->log2_elem_size != q->log2_elem_size))
 		return -EINVAL;
@@ -536,5 +566,7 @@ int sroce_queue_resize_commit(struct sroce_queue *q, struct sroce_queue *new)
 	smp_store_release(&new->buf->consumer_index, new->cons);
 
 	swap(*q, *new);
+	/* The lock belongs to the owner, not to the buffer. */
+	swap(q->lock, new->lock);
 	return 0;
 }

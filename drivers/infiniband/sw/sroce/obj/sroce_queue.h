@@ -24,7 +24,8 @@
  *
  * Locking is the owner's business: the object that embeds the ring
  * serialises its producer and its consumer (see the lock table in
- * Documentation/infiniband/sroce.rst).
+ * Documentation/infiniband/sroce.rst), and names the lock with
+ * sroce_queue_set_lock() so that every ring operation can assert it.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -33,6 +34,7 @@
 #define SROCE_QUEUE_H
 
 #include <linux/sizes.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -72,6 +74,9 @@ struct sroce_mmap_entry;
  * @mmap: the mmap entry user space maps the buffer through, or NULL for
  *	a kernel ring; once set, the entry owns @buf (it is freed when the
  *	entry is, which may be after the ring is gone, while still mapped)
+ * @lock: the owner's lock that serialises the kernel's side of the ring,
+ *	set by sroce_queue_set_lock(); only read by lockdep assertions, and
+ *	NULL (nothing asserted) for a ring no object owns
  */
 struct sroce_queue {
 	struct rxe_queue_buf *buf;
@@ -82,6 +87,7 @@ struct sroce_queue {
 	u32 prod;
 	u32 cons;
 	struct sroce_mmap_entry *mmap;
+	spinlock_t *lock; /* see above */
 };
 
 /* Pure ring arithmetic, on any 2^n ring; also used by the KUnit suite. */
@@ -171,6 +177,7 @@ int sroce_queue_resize_prepare(struct sroce_queue *old,
 			       struct sroce_queue *new, u32 num_elem,
 			       struct ib_ucontext *uctx, struct mminfo *mi);
 int sroce_queue_resize_commit(struct sroce_queue *q, struct sroce_queue *new);
+void sroce_queue_set_lock(struct sroce_queue *q, spinlock_t *lock);
 
 /**
  * sroce_queue_depth() - entries the ring can hold

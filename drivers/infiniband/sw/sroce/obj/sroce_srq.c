@@ -47,6 +47,7 @@ static int sroce_srq_init_queue(struct sroce_srq *srq,
 			       sroce_wqe_recv_size(max(init->attr.max_sge, 1U)));
 	if (err)
 		return err;
+	sroce_queue_set_lock(&srq->queue, &srq->lock);
 	srq->max_sge = sroce_wqe_recv_caps(sroce_queue_elem_size(&srq->queue));
 	if (!udata)
 		return 0;

@@ -53,6 +53,7 @@ static int sroce_wq_init_sq(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 						   cap->max_inline_data));
 	if (err)
 		return err;
+	sroce_queue_set_lock(&qp->sq.queue, &qp->sq.lock);
 	sroce_wqe_send_caps(sroce_queue_elem_size(&qp->sq.queue),
 			    &qp->sq.max_sge, &qp->sq.max_inline);
 	qp->sq.max_wr = sroce_queue_depth(&qp->sq.queue);
@@ -89,6 +90,7 @@ static int sroce_wq_init_rq(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 			       sroce_wqe_recv_size(max(cap->max_recv_sge, 1U)));
 	if (err)
 		return err;
+	sroce_queue_set_lock(&qp->rq.queue, &qp->rq.lock);
 	qp->rq.max_sge = sroce_wqe_recv_caps(sroce_queue_elem_size(&qp->rq.queue));
 	qp->rq.max_wr = sroce_queue_depth(&qp->rq.queue);
 	if (udata) {
