@@ -7,7 +7,9 @@
  * wire names exactly one object. An index is reserved while the object
  * is built, published once it is complete, and removed first when it is
  * destroyed. Writers are the verbs (process context, the xarray's own
- * lock); readers are the data path, under RCU.
+ * lock); readers are the data path, under RCU. sroce_rkey_get() is the
+ * one resolver of rkeys from the wire: it looks the key up and hands it
+ * to the MR or the window it names.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -20,6 +22,8 @@
 
 #include "core/sroce_dev.h"
 #include "mem/sroce_key.h"
+#include "mem/sroce_mr.h"
+#include "mem/sroce_mw.h"
 
 /**
  * sroce_key_first() - the first key of a newly created MR or MW
@@ -114,4 +118,55 @@ void *sroce_key_lookup(struct sroce_dev *sdev, u32 key, unsigned int *tag)
 		return NULL;
 	*tag = xa_pointer_tag(entry);
 	return xa_untag_pointer(entry);
+}
+
+/**
+ * sroce_rkey_get() - resolve an rkey for a remote access
+ * @sdev: the device
+ * @rkey: the rkey from the packet
+ * @pd: the PD of the responder's QP
+ * @qpn: the responder's QP number (type-2B windows are bound to one QP)
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: the remote access bit(s) the operation needs
+ * @err: set to -ENOENT when @rkey names nothing or is stale, -EACCES
+ *	for a PD, QP, access or state mismatch, -EFAULT for a range outside
+ *	the MR or window; untouched on success
+ *
+ * An rkey names an MR (which must grant @access) or a bound window (which
+ * must grant @access, contain the range and, for type 2B, be bound to
+ * @qpn); either must belong to @pd. The caller then uses the returned
+ * MR at @iova: windows are never zero-based.
+ *
+ * Context: any; takes the RCU read lock and object locks itself.
+ * Return: the backing MR with a reference, or NULL and *@err.
+ */
+struct sroce_mr *sroce_rkey_get(struct sroce_dev *sdev, u32 rkey,
+				struct ib_pd *pd, u32 qpn, u64 iova, u64 len,
+				u32 access, int *err)
+{
+	unsigned int tag = 0;
+	struct sroce_mr *mr;
+	void *obj;
+
+	rcu_read_lock();
+	obj = sroce_key_lookup(sdev, rkey, &tag);
+	if (obj && tag == SROCE_KEY_TAG_MR && !sroce_mr_tryget(obj))
+		obj = NULL;
+	if (obj && tag == SROCE_KEY_TAG_MW && !sroce_mw_tryget(obj))
+		obj = NULL;
+	rcu_read_unlock();
+	if (!obj) {
+		*err = -ENOENT;
+		return NULL;
+	}
+
+	if (tag == SROCE_KEY_TAG_MW) {
+		mr = sroce_mw_resolve(obj, rkey, pd, qpn, iova, len, access,
+				      err);
+		sroce_mw_put(obj);
+		return mr;
+	}
+
+	return sroce_mr_resolve(obj, rkey, pd, iova, len, access, err);
 }

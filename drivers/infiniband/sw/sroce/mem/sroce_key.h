@@ -10,7 +10,9 @@
 
 #include <linux/types.h>
 
+struct ib_pd;
 struct sroce_dev;
+struct sroce_mr;
 
 /*
  * Keys. An lkey or rkey is a 24-bit index into sroce_dev.keys, then an
@@ -80,5 +82,8 @@ void sroce_key_publish(struct sroce_dev *sdev, u32 index, void *obj,
 		       unsigned int tag);
 void sroce_key_remove(struct sroce_dev *sdev, u32 index);
 void *sroce_key_lookup(struct sroce_dev *sdev, u32 key, unsigned int *tag);
+struct sroce_mr *sroce_rkey_get(struct sroce_dev *sdev, u32 rkey,
+				struct ib_pd *pd, u32 qpn, u64 iova, u64 len,
+				u32 access, int *err);
 
 #endif /* SROCE_KEY_H */

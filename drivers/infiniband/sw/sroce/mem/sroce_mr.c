@@ -38,7 +38,6 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_task.h"
 #include "mem/sroce_mr.h"
-#include "mem/sroce_mw.h"
 
 /* Pages of a user MR mapped between two cond_resched() calls. */
 #define SROCE_MR_RESCHED_PAGES		1024
@@ -706,56 +705,26 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, u8 op, u64 compare,
 }
 
 /**
- * sroce_rkey_get() - resolve an rkey for a remote access
- * @sdev: the device
+ * sroce_mr_resolve() - the rkey half of sroce_rkey_get() for an MR
+ * @mr: the MR, referenced; the reference passes to the caller on success
+ *	and is dropped on failure
  * @rkey: the rkey from the packet
  * @pd: the PD of the responder's QP
- * @qpn: the responder's QP number (type-2B windows are bound to one QP)
  * @iova: first byte accessed
  * @len: bytes accessed
- * @access: the remote access bit(s) the operation needs
- * @err: set to -ENOENT when @rkey names nothing or is stale, -EACCES
- *	for a PD, QP, access or state mismatch, -EFAULT for a range outside
- *	the MR or window; untouched on success
+ * @access: the remote access bit(s) needed
+ * @err: set as sroce_rkey_get() documents, on failure only
  *
- * An rkey names an MR (which must grant @access) or a bound window (which
- * must grant @access, contain the range and, for type 2B, be bound to
- * @qpn); either must belong to @pd. The caller then uses the returned
- * MR at @iova: windows are never zero-based.
- *
- * Context: any; takes the RCU read lock and object locks itself.
- * Return: the backing MR with a reference, or NULL and *@err.
+ * Context: any; takes the MR's lock, with interrupts off.
+ * Return: @mr, or NULL and *@err.
  */
-struct sroce_mr *sroce_rkey_get(struct sroce_dev *sdev, u32 rkey,
-				struct ib_pd *pd, u32 qpn, u64 iova, u64 len,
-				u32 access, int *err)
+struct sroce_mr *sroce_mr_resolve(struct sroce_mr *mr, u32 rkey,
+				  struct ib_pd *pd, u64 iova, u64 len,
+				  u32 access, int *err)
 {
 	struct sroce_mr_view v;
-	unsigned int tag = 0;
-	struct sroce_mr *mr;
-	void *obj;
 	int ret;
 
-	rcu_read_lock();
-	obj = sroce_key_lookup(sdev, rkey, &tag);
-	if (obj && tag == SROCE_KEY_TAG_MR && !sroce_mr_tryget(obj))
-		obj = NULL;
-	if (obj && tag == SROCE_KEY_TAG_MW && !sroce_mw_tryget(obj))
-		obj = NULL;
-	rcu_read_unlock();
-	if (!obj) {
-		*err = -ENOENT;
-		return NULL;
-	}
-
-	if (tag == SROCE_KEY_TAG_MW) {
-		mr = sroce_mw_resolve(obj, rkey, pd, qpn, iova, len, access,
-				      err);
-		sroce_mw_put(obj);
-		return mr;
-	}
-
-	mr = obj;
 	sroce_mr_view(mr, &v);
 	ret = v.key == rkey ? sroce_mr_view_check(&v, mr, pd, iova, len, access)
 			    : -ENOENT;

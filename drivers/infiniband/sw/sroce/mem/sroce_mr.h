@@ -185,9 +185,9 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
 		  enum sroce_copy_dir dir);
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, u8 op, u64 compare,
 		    u64 swap_add, u64 *orig);
-struct sroce_mr *sroce_rkey_get(struct sroce_dev *sdev, u32 rkey,
-				struct ib_pd *pd, u32 qpn, u64 iova, u64 len,
-				u32 access, int *err);
+struct sroce_mr *sroce_mr_resolve(struct sroce_mr *mr, u32 rkey,
+				  struct ib_pd *pd, u64 iova, u64 len,
+				  u32 access, int *err);
 
 /**
  * sroce_mr_tryget() - take a reference unless the MR is being destroyed
