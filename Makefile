@@ -7,7 +7,7 @@ SHELL := /bin/bash
 KDIR ?= $(shell bash -c 'source scripts/env.sh && echo $$SROCE_KDIR')
 W ?= 1
 
-.PHONY: all modules clean sparse checkpatch kunit setup debug-kernel \
+.PHONY: all modules clean sparse checkpatch layers kunit setup debug-kernel \
 	vm-test vm-test-debug check check-full demo bench help
 
 all: modules
@@ -23,6 +23,9 @@ sparse:
 
 checkpatch:
 	scripts/checkpatch.sh
+
+layers:
+	scripts/layers.sh
 
 kunit:
 	scripts/kunit.sh
@@ -64,6 +67,7 @@ help:
 	@echo "make bench        perftest matrix on sroce (workqueue, tasklet) and rdma_rxe in QEMU; not in check"
 	@echo "make sparse       sparse (C=2) over the driver"
 	@echo "make checkpatch   scripts/checkpatch.pl --strict on drivers/ and include/"
+	@echo "make layers       the driver's layer rule: no include goes up a layer (scripts/layers.sh)"
 	@echo "make kunit        KUnit suites as a module in the debug kernel, in QEMU"
 	@echo "make debug-kernel build the KASAN/lockdep/kmemleak kernel (cached)"
 	@echo "make vm-test      device scenarios on the stock Debian kernel"

@@ -9,6 +9,8 @@
 #   sparse      make C=2, no sparse report
 #   checkpatch  checkpatch.pl --strict: 0 errors, warnings and checks
 #   kernel-doc  scripts/kernel-doc on every source file, no warning
+#   layers      the driver's layer rule: no include goes up a layer, no
+#               cycle between its folders (scripts/layers.sh)
 #   shell       shellcheck on every shell script of the project
 #   tiers       every scenario has its line in tools/testing/sroce-vm/tiers
 #   in-tree     the driver dropped into linux-source-6.1, RDMA_SROCE=m with
@@ -210,6 +212,15 @@ check_kerneldoc() {
 	fi
 }
 
+check_layers() {
+	if run_step layers scripts/layers.sh; then
+		pass "layers"
+	else
+		fail "layers"
+	fi
+	tail -n 1 "$logdir/layers.log"
+}
+
 check_shellcheck() {
 	local files
 
@@ -388,6 +399,7 @@ wanted build && timed build check_quiet_make build "build (W=1, no warnings)" mo
 wanted sparse && timed sparse check_quiet_make sparse "sparse (C=2)" sparse
 wanted checkpatch && timed checkpatch check_checkpatch
 wanted kernel-doc && timed kernel-doc check_kerneldoc
+wanted layers && timed layers check_layers
 wanted shellcheck && timed shellcheck check_shellcheck
 wanted tiers && check_tiers
 DEBUG_KERNEL=0

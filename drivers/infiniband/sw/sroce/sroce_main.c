@@ -16,16 +16,18 @@
 #include <linux/netdevice.h>
 #include <rdma/rdma_netlink.h>
 
-#include "sroce_dev.h"
-#include "sroce_icrc.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_port.h"
+#include "core/sroce_task.h"
+#include "net/sroce_net.h"
 #include "sroce_main.h"
-#include "sroce_net.h"
-#include "sroce_port.h"
-#include "sroce_task.h"
+#include "sroce_verbs.h"
+#include "transport/sroce_rcv.h"
+#include "wire/sroce_icrc.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
-	return sroce_dev_add(ibdev_name, ndev);
+	return sroce_dev_add(ibdev_name, ndev, &sroce_verbs_ops);
 }
 
 static struct rdma_link_ops sroce_link_ops = {
@@ -122,7 +124,7 @@ static int __init sroce_init(void)
 	if (err)
 		return err;
 
-	err = sroce_net_init();
+	err = sroce_net_init(sroce_rcv_skb);
 	if (err)
 		goto err_engines_put;
 

@@ -23,19 +23,19 @@
 #include <linux/skbuff.h>
 #include <rdma/ib_pack.h>
 
+#include "core/sroce_dev.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
+#include "obj/sroce_cq.h"
+#include "obj/sroce_queue.h"
+#include "obj/sroce_srq.h"
+#include "obj/sroce_wqe.h"
 #include "resp_fix.h"
 #include "test_util.h"
-#include "../sroce_cq.h"
-#include "../sroce_dev.h"
-#include "../sroce_frmr.h"
-#include "../sroce_mr.h"
-#include "../sroce_pkt.h"
-#include "../sroce_qp.h"
-#include "../sroce_queue.h"
-#include "../sroce_resp.h"
-#include "../sroce_srq.h"
-#include "../sroce_wq.h"
-#include "../sroce_wqe.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_wq.h"
+#include "wire/sroce_pkt.h"
 
 #define RW	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)
 

@@ -17,10 +17,10 @@
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 
-#include "../sroce_copy.h"
-#include "../sroce_dev.h"
-#include "../sroce_frmr.h"
-#include "../sroce_mr.h"
+#include "core/sroce_dev.h"
+#include "mem/sroce_copy.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
 #include "test_util.h"
 
 #define SENTINEL	0xa5

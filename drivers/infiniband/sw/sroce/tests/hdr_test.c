@@ -12,8 +12,8 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_hdr.h"
 #include "test_util.h"
+#include "wire/sroce_hdr.h"
 
 /* Longest header: AtomicETH. */
 #define HDR_MAX		sizeof(struct sroce_atmeth)

@@ -19,8 +19,8 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
-#include "../sroce_icrc.h"
 #include "test_util.h"
+#include "wire/sroce_icrc.h"
 
 #define ICRC_HDR_MAX	88	/* IPv6, UDP, BTH, AtomicETH */
 

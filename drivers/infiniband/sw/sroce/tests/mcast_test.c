@@ -15,9 +15,9 @@
 #include <linux/spinlock.h>
 #include <linux/netdevice.h>
 
+#include "core/sroce_dev.h"
+#include "core/sroce_mcast.h"
 #include "test_util.h"
-#include "../sroce_dev.h"
-#include "../sroce_mcast.h"
 
 /* The IPv4-mapped MGID of 239.1.@hi.@lo. */
 static void mgid_v4(union ib_gid *mgid, u8 hi, u8 lo)

@@ -22,10 +22,10 @@
 #include <linux/wait_bit.h>
 #include <rdma/ib_pack.h>
 
-#include "../sroce_dev.h"
-#include "../sroce_frmr.h"
-#include "../sroce_mr.h"
-#include "../sroce_mw.h"
+#include "core/sroce_dev.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
+#include "mem/sroce_mw.h"
 #include "test_util.h"
 
 /* ---- keys --------------------------------------------------------------- */

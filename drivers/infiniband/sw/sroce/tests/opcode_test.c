@@ -11,8 +11,8 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_opcode.h"
 #include "test_util.h"
+#include "wire/sroce_opcode.h"
 
 enum opcode_pos { P_FIRST, P_MIDDLE, P_LAST, P_ONLY };
 enum opcode_kind { K_ACK, K_SEND, K_WRITE, K_READ, K_ATOMIC };

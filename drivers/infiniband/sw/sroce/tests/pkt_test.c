@@ -21,11 +21,12 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
-#include "../sroce_dev.h"
-#include "../sroce_icrc.h"
-#include "../sroce_pkt.h"
-#include "../sroce_stats.h"
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
 #include "test_util.h"
+#include "transport/sroce_rcv.h"
+#include "wire/sroce_icrc.h"
+#include "wire/sroce_pkt.h"
 
 #define PKT_BUF		512
 #define PKT_V4_L4	28	/* IPv4 and UDP headers */
@@ -859,7 +860,7 @@ static void pkt_drop_counter_test(struct kunit *test)
 				    sroce_drop_counter(pkt_drop_counters[i].why),
 				    pkt_drop_counters[i].counter, "%s",
 				    sroce_drop_reason_name(pkt_drop_counters[i].why));
-		sroce_pkt_count_drop(sdev, pkt_drop_counters[i].why);
+		sroce_rcv_count_drop(sdev, pkt_drop_counters[i].why);
 		want[pkt_drop_counters[i].counter]++;
 	}
 	for (c = 0; c < SROCE_CNT_NR; c++)

@@ -10,8 +10,8 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_psn.h"
 #include "test_util.h"
+#include "wire/sroce_psn.h"
 
 struct psn_add_case {
 	const char *name;

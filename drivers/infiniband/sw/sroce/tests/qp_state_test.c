@@ -17,8 +17,8 @@
 #include <linux/sched.h>
 #include <rdma/ib_verbs.h>
 
-#include "../sroce_qp_attr.h"
 #include "test_util.h"
+#include "transport/sroce_qp_attr.h"
 
 #define S		IB_QP_STATE
 /* Required attributes, from the spec's table. */

@@ -16,7 +16,7 @@
 #include <linux/log2.h>
 #include <linux/sizes.h>
 
-#include "../sroce_queue.h"
+#include "obj/sroce_queue.h"
 #include "test_util.h"
 
 /* Pure ring arithmetic. */

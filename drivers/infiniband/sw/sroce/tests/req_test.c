@@ -18,13 +18,13 @@
 #include <kunit/test.h>
 #include <linux/skbuff.h>
 
+#include "core/sroce_stats.h"
 #include "test_util.h"
-#include "../sroce_comp.h"
-#include "../sroce_pkt.h"
-#include "../sroce_psn.h"
-#include "../sroce_qp.h"
-#include "../sroce_req.h"
-#include "../sroce_stats.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_req.h"
+#include "wire/sroce_pkt.h"
+#include "wire/sroce_psn.h"
 
 /* IBA table 35: RC opcodes (transport 000b). */
 enum {

@@ -15,20 +15,20 @@
 #include <linux/skbuff.h>
 #include <rdma/ib_pack.h>
 
+#include "core/sroce_dev.h"
+#include "core/sroce_task.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
+#include "obj/sroce_cq.h"
+#include "obj/sroce_queue.h"
+#include "obj/sroce_wqe.h"
 #include "resp_fix.h"
-#include "../sroce_cq.h"
-#include "../sroce_dev.h"
-#include "../sroce_frmr.h"
-#include "../sroce_mr.h"
-#include "../sroce_opcode.h"
-#include "../sroce_pkt.h"
-#include "../sroce_qp.h"
-#include "../sroce_queue.h"
-#include "../sroce_resp_uc.h"
-#include "../sroce_resp_ud.h"
-#include "../sroce_task.h"
-#include "../sroce_wq.h"
-#include "../sroce_wqe.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp_uc.h"
+#include "transport/sroce_resp_ud.h"
+#include "transport/sroce_wq.h"
+#include "wire/sroce_opcode.h"
+#include "wire/sroce_pkt.h"
 
 static int sroce_tfix_idle(void *arg)
 {

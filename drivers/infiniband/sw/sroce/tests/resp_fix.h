@@ -15,8 +15,8 @@
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/sroce_stats.h"
 #include "test_util.h"
-#include "../sroce_stats.h"
 
 struct sroce_cq;
 

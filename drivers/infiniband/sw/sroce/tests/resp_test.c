@@ -23,14 +23,14 @@
 #include <kunit/test.h>
 #include <linux/skbuff.h>
 
+#include "core/sroce_stats.h"
 #include "test_util.h"
-#include "../sroce_pkt.h"
-#include "../sroce_psn.h"
-#include "../sroce_qp.h"
-#include "../sroce_resp.h"
-#include "../sroce_resp_read.h"
-#include "../sroce_resp_res.h"
-#include "../sroce_stats.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_resp_read.h"
+#include "transport/sroce_resp_res.h"
+#include "wire/sroce_pkt.h"
+#include "wire/sroce_psn.h"
 
 struct resp_class_case {
 	const char *name;

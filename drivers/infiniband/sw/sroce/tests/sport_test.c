@@ -9,8 +9,8 @@
 
 #include <kunit/test.h>
 
-#include "../sroce_sport.h"
 #include "test_util.h"
+#include "wire/sroce_sport.h"
 
 struct sport_connected_case {
 	u32 flow_label;

@@ -29,7 +29,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
-#include "../sroce_task.h"
+#include "core/sroce_task.h"
 #include "test_util.h"
 
 #define BUDGET		SROCE_TASK_BUDGET

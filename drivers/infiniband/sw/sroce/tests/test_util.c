@@ -13,20 +13,20 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "core/sroce_task.h"
+#include "obj/sroce_queue.h"
+#include "sroce_main.h"
 #include "test_util.h"
-#include "../sroce_dev.h"
-#include "../sroce_main.h"
-#include "../sroce_opcode.h"
-#include "../sroce_pkt.h"
-#include "../sroce_psn.h"
-#include "../sroce_comp.h"
-#include "../sroce_qp.h"
-#include "../sroce_queue.h"
-#include "../sroce_req.h"
-#include "../sroce_resp.h"
-#include "../sroce_resp_res.h"
-#include "../sroce_stats.h"
-#include "../sroce_task.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_req.h"
+#include "transport/sroce_resp.h"
+#include "transport/sroce_resp_res.h"
+#include "wire/sroce_opcode.h"
+#include "wire/sroce_pkt.h"
+#include "wire/sroce_psn.h"
 
 /**
  * sroce_test_engines_init() - suite_init of every sroce suite

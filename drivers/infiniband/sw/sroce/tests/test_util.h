@@ -13,7 +13,7 @@
 #include <kunit/test.h>
 #include <rdma/ib_verbs.h>
 
-#include "../sroce_hdr.h"
+#include "wire/sroce_hdr.h"
 
 struct sroce_dev;
 struct sroce_qp;

@@ -15,7 +15,7 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 
-#include "../sroce_wqe.h"
+#include "obj/sroce_wqe.h"
 #include "test_util.h"
 
 /* A send slot for 63 SGEs: 208 + 63 * 16 = 1216, rounded up to 2048. */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce's UDP port 4791 endpoints.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#ifndef SROCE_NET_H
+#define SROCE_NET_H
+
+struct sk_buff;
+struct sroce_dev;
+
+int sroce_net_init(int (*rx)(struct sroce_dev *sdev, struct sk_buff *skb));
+void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_net_exit(void);
+
+#endif /* SROCE_NET_H */

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce packet building: allocates an outgoing packet with room for its
+ * opcode's headers, payload and pad, fills the BTH, and sends it with
+ * the device's packet counters. The requester builds its requests here,
+ * the responders their ACKs and READ and atomic responses; none of them
+ * needs another engine for it.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#include <linux/string.h>
+
+#include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
+#include "net/sroce_tx.h"
+#include "net/sroce_xmit.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_opcode.h"
+
+/**
+ * sroce_tx_alloc() - a packet to a given address and QP
+ * @sdev: the sending device
+ * @av: where the packet goes
+ * @dest_qpn: BTH DestQP
+ * @opcode: BTH opcode; must be in the opcode table
+ * @psn: BTH PSN
+ * @paylen: payload bytes (the pad is added)
+ * @ackreq: BTH AckReq
+ * @se: BTH SE
+ *
+ * The BTH is filled, the extension headers and the pad are zeroed; the
+ * caller fills the headers and sroce_tx_payload().
+ *
+ * Context: any; allocates with GFP_ATOMIC.
+ * Return: the skb, or NULL when memory is short.
+ */
+struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
+			       const struct sroce_av *av, u32 dest_qpn,
+			       u8 opcode, u32 psn, u32 paylen, bool ackreq,
+			       bool se)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_lookup(opcode);
+	unsigned int hlen, pad = sroce_pad_count(paylen);
+	struct sroce_bth *bth;
+	struct sk_buff *skb;
+
+	if (WARN_ON_ONCE(!info))
+		return NULL;
+	hlen = sroce_opcode_hdr_len(info);
+	skb = sroce_xmit_alloc(sdev, av, hlen + paylen + pad, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	memset(skb->data, 0, hlen);
+	memset(skb->data + hlen + paylen, 0, pad);
+
+	bth = (struct sroce_bth *)skb->data;
+	sroce_bth_set_opcode(bth, opcode);
+	sroce_bth_set_se(bth, se);
+	sroce_bth_set_pad(bth, pad);
+	sroce_bth_set_tver(bth, SROCE_TVER);
+	sroce_bth_set_pkey(bth, SROCE_DEFAULT_PKEY);
+	sroce_bth_set_destqp(bth, dest_qpn);
+	sroce_bth_set_ackreq(bth, ackreq);
+	sroce_bth_set_psn(bth, psn);
+	return skb;
+}
+
+/**
+ * sroce_tx_hdr() - where a header of a packet being built goes
+ * @skb: from sroce_tx_alloc()
+ * @id: the header; the packet's opcode must have it
+ *
+ * Return: the first byte of the header.
+ */
+void *sroce_tx_hdr(struct sk_buff *skb, enum sroce_hdr_id id)
+{
+	const struct sroce_opcode_info *info;
+
+	info = sroce_opcode_lookup(sroce_bth_opcode((void *)skb->data));
+	return skb->data + sroce_opcode_hdr_offset(info, id);
+}
+
+/**
+ * sroce_tx_payload() - where the payload of a packet being built goes
+ * @skb: from sroce_tx_alloc()
+ *
+ * Return: the first payload byte, right after the opcode's headers.
+ */
+void *sroce_tx_payload(struct sk_buff *skb)
+{
+	const struct sroce_opcode_info *info;
+
+	info = sroce_opcode_lookup(sroce_bth_opcode((void *)skb->data));
+	return skb->data + sroce_opcode_hdr_len(info);
+}
+
+/**
+ * sroce_tx_send() - send a built packet and count it
+ * @sdev: the sending device
+ * @av: where the packet goes (as given to sroce_tx_alloc())
+ * @sport: the UDP source port
+ * @skb: the packet; consumed
+ *
+ * Context: any.
+ * Return: 0, or the error of sroce_xmit(). -ENOBUFS means a full queue
+ * on the way out refused the packet: the caller sends it again after
+ * SROCE_TX_BACKOFF rather than leave it to a retransmission timeout.
+ * After any other error the packet is lost and retransmission recovers.
+ */
+int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
+		  u16 sport, struct sk_buff *skb)
+{
+	unsigned int len = skb->len;
+	int err;
+
+	err = sroce_xmit(sdev, av, sport, skb);
+	if (err) {
+		sroce_stats_inc(sdev, SROCE_CNT_SEND_ERR);
+		return err;
+	}
+	sroce_stats_inc(sdev, SROCE_CNT_SENT_PKTS);
+	sroce_stats_add(sdev, SROCE_CNT_SENT_BYTES, len);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce packet building: the BTH and headers of an outgoing RoCEv2
+ * packet, for the requester and the responders alike.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#ifndef SROCE_TX_H
+#define SROCE_TX_H
+
+#include <linux/skbuff.h>
+#include <linux/types.h>
+
+#include "wire/sroce_opcode.h"
+
+struct sroce_av;
+struct sroce_dev;
+
+/*
+ * Jiffies a QP engine waits before it sends a packet again that a full
+ * queue on the way out (the qdisc, or a veth peer's backlog) refused.
+ */
+#define SROCE_TX_BACKOFF	1
+
+struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
+			       const struct sroce_av *av, u32 dest_qpn,
+			       u8 opcode, u32 psn, u32 paylen, bool ackreq,
+			       bool se);
+void *sroce_tx_hdr(struct sk_buff *skb, enum sroce_hdr_id id);
+void *sroce_tx_payload(struct sk_buff *skb);
+int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
+		  u16 sport, struct sk_buff *skb);
+
+#endif /* SROCE_TX_H */

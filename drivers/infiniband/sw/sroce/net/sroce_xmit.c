@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce transmit: the IP and UDP headers of a RoCEv2 packet, its ICRC,
+ * and where it goes.
+ *
+ * The transport builds a packet from the BTH on (sroce_xmit_alloc()
+ * leaves room in front for everything else) and hands it to sroce_xmit()
+ * with the address vector of the QP or AH. sroce_xmit() routes it in the
+ * initial network namespace through the AV's egress netdev, puts the
+ * UDP header (source port from the QP, destination 4791, checksum 0 as
+ * RoCEv2 allows) and the IPv4 or IPv6 header in front, fills the ICRC and
+ * sends it with ip_local_out()/ip6_local_out().
+ *
+ * A destination that is a local address would reach the stack's loopback
+ * device and no sroce device at all. So when the route is local, the
+ * packet is handed straight to the receive side of the sroce device on
+ * the netdev that owns the address, exactly as it would have arrived from
+ * the wire: headers, ICRC and all.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/dst.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <rdma/ib_verbs.h>
+
+#include "core/sroce_dev.h"
+#include "net/sroce_net.h"
+#include "net/sroce_xmit.h"
+#include "obj/sroce_ah.h"
+#include "wire/sroce_hdr.h"
+#include "wire/sroce_icrc.h"
+
+static bool sroce_av_is_v6(const struct sroce_av *av)
+{
+	return av->network_type == RDMA_NETWORK_IPV6;
+}
+
+static unsigned int sroce_ip_hdr_len(const struct sroce_av *av)
+{
+	return sroce_av_is_v6(av) ? sizeof(struct ipv6hdr) :
+				    sizeof(struct iphdr);
+}
+
+/**
+ * sroce_xmit_alloc() - an skb for one outgoing RoCEv2 packet
+ * @sdev: the sending device
+ * @av: where it goes (decides IPv4 or IPv6 headroom)
+ * @len: bytes from the BTH to the end of the pad
+ * @gfp: allocation flags of the caller's context
+ *
+ * Return: an skb whose data starts at the BTH and holds @len bytes plus
+ * room for the ICRC, with headroom for the UDP, IP and link headers; or
+ * NULL when memory is short.
+ */
+struct sk_buff *sroce_xmit_alloc(struct sroce_dev *sdev,
+				 const struct sroce_av *av, unsigned int len,
+				 gfp_t gfp)
+{
+	unsigned int head = LL_RESERVED_SPACE(sdev->ndev) + VLAN_HLEN +
+			    sroce_ip_hdr_len(av) + sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + SROCE_ICRC_LEN, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, len + SROCE_ICRC_LEN);
+	return skb;
+}
+
+static struct dst_entry *sroce_route4(const struct sroce_av *av)
+{
+	struct flowi4 fl = {
+		.flowi4_oif = av->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(av->traffic_class),
+		.daddr = av->daddr.in4.sin_addr.s_addr,
+		.saddr = av->saddr.in4.sin_addr.s_addr,
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(&init_net, &fl);
+	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+}
+
+static struct dst_entry *sroce_route6(const struct sroce_av *av)
+{
+	struct flowi6 fl = {
+		.flowi6_oif = av->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.in6.sin6_addr,
+		.saddr = av->saddr.in6.sin6_addr,
+	};
+
+	if (!IS_ENABLED(CONFIG_IPV6))
+		return ERR_PTR(-EAFNOSUPPORT);
+	return ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl, NULL);
+}
+
+static void sroce_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+}
+
+static void sroce_push_ip4(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct iphdr *iph;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->saddr.in4.sin_addr.s_addr;
+	iph->daddr = av->daddr.in4.sin_addr.s_addr;
+	__ip_select_ident(&init_net, iph, 1);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void sroce_push_ip6(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit;
+	ip6h->saddr = av->saddr.in6.sin6_addr;
+	ip6h->daddr = av->daddr.in6.sin6_addr;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+/* The netdev that owns the (local) destination address, referenced. */
+static struct net_device *sroce_local_owner(const struct sroce_av *av)
+{
+	struct net_device *ndev = NULL;
+
+	if (!sroce_av_is_v6(av))
+		return ip_dev_find(&init_net, av->daddr.in4.sin_addr.s_addr);
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		rcu_read_lock();
+		ndev = ipv6_stub->ipv6_dev_find(&init_net,
+						&av->daddr.in6.sin6_addr, NULL);
+		if (ndev)
+			dev_hold(ndev);
+		rcu_read_unlock();
+	}
+	return ndev;
+}
+
+/*
+ * Hand a packet for a local address to the sroce device that would have
+ * received it: skb->data at its UDP header, as the UDP socket delivers.
+ */
+static int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb)
+{
+	struct net_device *ndev = sroce_local_owner(av);
+	struct sroce_dev *target = NULL;
+
+	if (ndev) {
+		target = sroce_dev_get_by_netdev(is_vlan_dev(ndev) ?
+						 vlan_dev_real_dev(ndev) : ndev);
+		skb->dev = ndev;
+	}
+	if (!target) {
+		if (ndev)
+			dev_put(ndev);
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+
+	skb->pkt_type = PACKET_HOST;
+	__skb_pull(skb, sroce_ip_hdr_len(av));
+	sroce_net_deliver(target, skb);
+	sroce_dev_put(target);
+	dev_put(ndev);
+	return 0;
+}
+
+/**
+ * sroce_xmit() - send one RoCEv2 packet
+ * @sdev: the sending device
+ * @av: the destination
+ * @sport: the UDP source port (the QP's)
+ * @skb: from sroce_xmit_alloc(), with the BTH and everything after it
+ *	written except the ICRC; consumed in every case
+ *
+ * Context: any; does not sleep.
+ *
+ * Return: 0 when the packet left (or was delivered locally); a negative
+ * errno when it could not be routed (-ENETUNREACH, -EHOSTUNREACH), or the
+ * stack dropped it at once (-ENOBUFS and friends). A packet lost later on
+ * the way is the transport's business (retries).
+ */
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+	       struct sk_buff *skb)
+{
+	bool v6 = sroce_av_is_v6(av);
+	struct dst_entry *dst;
+	int err;
+
+	dst = v6 ? sroce_route6(av) : sroce_route4(av);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+
+	sroce_push_udp(skb, sport);
+	if (v6)
+		sroce_push_ip6(skb, av);
+	else
+		sroce_push_ip4(skb, av);
+	err = sroce_icrc_skb_fill(skb);
+	if (err) {
+		dst_release(dst);
+		kfree_skb(skb);
+		return err;
+	}
+
+	if (dst->dev->flags & IFF_LOOPBACK) {
+		dst_release(dst);
+		return sroce_xmit_local(av, skb);
+	}
+
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	if (v6) {
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		err = ip6_local_out(&init_net, NULL, skb);
+	} else {
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		err = ip_local_out(&init_net, NULL, skb);
+	}
+	/* positive NET_XMIT_* codes: only NET_XMIT_CN still means sent */
+	return err > 0 ? net_xmit_errno(err) : err;
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce received packet dispatch: a packet sroce_pkt_parse() accepted is
+ * matched to its QP by the BTH DestQP, checked against the QP's type (the
+ * opcode's transport must be the QP's), state and peer address, and
+ * queued for the QP's responder (requests) or completer (ACKs and
+ * responses). A datagram to the multicast QPN fans out to the QPs
+ * attached to its group. Every drop on the way in, from the parser's
+ * verdict on, is counted here, in the device counter of its reason.
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+
+#include "core/sroce_dev.h"
+#include "core/sroce_mcast.h"
+#include "core/sroce_stats.h"
+#include "transport/sroce_comp.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_rcv.h"
+#include "transport/sroce_resp.h"
+#include "wire/sroce_pkt.h"
+
+/* The device counter each drop reason is counted in. */
+static const enum sroce_counter sroce_drop_counters[] = {
+	[SROCE_DROP_FRAMING] = SROCE_CNT_MALFORMED,
+	[SROCE_DROP_SHORT] = SROCE_CNT_MALFORMED,
+	[SROCE_DROP_TVER] = SROCE_CNT_MALFORMED,
+	[SROCE_DROP_CNP] = SROCE_CNT_CNP_RCVD,
+	[SROCE_DROP_OPCODE] = SROCE_CNT_MALFORMED,
+	[SROCE_DROP_HDR_LEN] = SROCE_CNT_MALFORMED,
+	[SROCE_DROP_PAD] = SROCE_CNT_MALFORMED,
+	[SROCE_DROP_PAYLOAD] = SROCE_CNT_MALFORMED,
+	[SROCE_DROP_PKEY] = SROCE_CNT_PKEY_VIOLATIONS,
+	[SROCE_DROP_ICRC] = SROCE_CNT_ICRC_ERR,
+	[SROCE_DROP_NOMEM] = SROCE_CNT_DROPPED_NOMEM,
+	[SROCE_DROP_NO_QP] = SROCE_CNT_DROPPED_NO_QP,
+	[SROCE_DROP_QP_STATE] = SROCE_CNT_DROPPED_QP_STATE,
+	[SROCE_DROP_QKEY] = SROCE_CNT_QKEY_VIOLATIONS,
+	[SROCE_DROP_ADDR] = SROCE_CNT_DROPPED_ADDR,
+};
+
+static_assert(ARRAY_SIZE(sroce_drop_counters) == SROCE_DROP_NR);
+
+/**
+ * sroce_drop_counter() - the device counter of a drop reason
+ * @why: the reason
+ *
+ * The wire-format errors (framing, short, TVer, opcode, header length,
+ * pad) share malformed_pkts; every other reason has a counter of its own.
+ *
+ * Return: the counter; malformed_pkts for an invalid @why.
+ */
+enum sroce_counter sroce_drop_counter(enum sroce_drop_reason why)
+{
+	if (WARN_ON_ONCE((unsigned int)why >= SROCE_DROP_NR))
+		return SROCE_CNT_MALFORMED;
+	return sroce_drop_counters[why];
+}
+
+/**
+ * sroce_rcv_count_drop() - count a dropped packet
+ * @sdev: the device it arrived on
+ * @why: why it was dropped
+ *
+ * Context: any.
+ */
+void sroce_rcv_count_drop(struct sroce_dev *sdev, enum sroce_drop_reason why)
+{
+	sroce_stats_inc(sdev, sroce_drop_counter(why));
+}
+
+/* Does the packet come from the QP's peer to the QP's own address? */
+static bool sroce_rcv_addr_ok(const struct sroce_qp_params *p,
+			      struct sk_buff *skb, const struct sroce_pkt *pkt)
+{
+	const struct sroce_av *av = &p->av;
+
+	if (pkt->net == SROCE_PKT_IPV4)
+		return av->network_type == RDMA_NETWORK_IPV4 &&
+		       ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr &&
+		       ip_hdr(skb)->daddr == av->saddr.in4.sin_addr.s_addr;
+	return av->network_type == RDMA_NETWORK_IPV6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
+			       &av->daddr.in6.sin6_addr) &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
+			       &av->saddr.in6.sin6_addr);
+}
+
+/* Which engine takes the packet, or why it is dropped. */
+static int sroce_rcv_check(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct sroce_pkt *pkt,
+			   enum sroce_drop_reason *why)
+{
+	bool req = pkt->info->flags & SROCE_OPF_REQ;
+	struct sroce_qp_params p;
+
+	sroce_qp_params_get(qp, &p);
+	*why = SROCE_DROP_QP_STATE;
+	/* RC, UC and UD QPs each take their own transport's packets */
+	if (sroce_opcode_transport(pkt->info) != sroce_qp_transport(qp))
+		return -EINVAL;
+	if (req && (p.state < IB_QPS_RTR || p.state > IB_QPS_SQE))
+		return -EINVAL;
+	if (!req && p.state != IB_QPS_RTS && p.state != IB_QPS_SQD)
+		return -EINVAL;
+	if (sroce_opcode_transport(pkt->info) == IB_OPCODE_UD) {
+		/* IBA 10.2.5: a datagram must carry the QP's Q_Key */
+		*why = SROCE_DROP_QKEY;
+		if (sroce_deth_qkey(sroce_pkt_deth(skb, pkt)) != p.qkey)
+			return -EINVAL;
+		return req;
+	}
+	*why = SROCE_DROP_ADDR;
+	if (!p.has_av || !sroce_rcv_addr_ok(&p, skb, pkt))
+		return -EINVAL;
+	return req;
+}
+
+/**
+ * sroce_rcv_qp() - hand a validated packet to one QP
+ * @sdev: the device that received it
+ * @skb: the packet, parsed; consumed
+ * @qpn: the QP it is for (the BTH DestQP, or a QP attached to the
+ *	multicast group it was sent to)
+ *
+ * Context: any (softirq for packets from the wire).
+ */
+static void sroce_rcv_qp(struct sroce_dev *sdev, struct sk_buff *skb,
+			 u32 qpn)
+{
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	enum sroce_drop_reason why = SROCE_DROP_NO_QP;
+	struct sroce_qp *qp;
+	int req;
+
+	qp = sroce_qp_get(sdev, qpn);
+	if (!qp)
+		goto drop;
+	req = sroce_rcv_check(qp, skb, pkt, &why);
+	if (req < 0 || skb_linearize(skb)) {
+		if (req >= 0)
+			why = SROCE_DROP_NOMEM;
+		sroce_qp_put(qp);
+		goto drop;
+	}
+	if (req)
+		sroce_resp_queue(qp, skb);
+	else
+		sroce_comp_queue(qp, skb);
+	sroce_qp_put(qp);
+	return;
+drop:
+	sroce_rcv_count_drop(sdev, why);
+	kfree_skb(skb);
+}
+
+/*
+ * A datagram to the multicast QPN goes to every QP attached to the group
+ * of its IP destination, each checking its own state and Q_Key as for a
+ * unicast datagram. Consumes @skb.
+ */
+static void sroce_rcv_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	u32 qpns[SROCE_MAX_MCAST_QP_ATTACH];
+	struct sk_buff *copy;
+	union ib_gid mgid;
+	unsigned int i, n;
+
+	if (pkt->net == SROCE_PKT_IPV4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)mgid.raw);
+	else
+		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
+
+	n = sroce_mcast_members(&sdev->mcast, &mgid, qpns);
+	if (!n || skb_linearize(skb)) {
+		sroce_rcv_count_drop(sdev, n ? SROCE_DROP_NOMEM :
+						     SROCE_DROP_NO_QP);
+		kfree_skb(skb);
+		return;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		copy = skb_clone(skb, GFP_ATOMIC);
+		if (!copy) {
+			sroce_rcv_count_drop(sdev, SROCE_DROP_NOMEM);
+			continue;
+		}
+		/* the parsed description travels in the control block */
+		sroce_rcv_qp(sdev, copy, qpns[i]);
+	}
+	sroce_rcv_qp(sdev, skb, qpns[n - 1]);
+}
+
+/**
+ * sroce_rcv() - dispatch a validated packet to its QP
+ * @sdev: the device that received it
+ * @skb: the packet, skb->data at the BTH, parsed (sroce_skb_pkt());
+ *	consumed
+ *
+ * A datagram to the multicast QPN goes to the QPs attached to its group.
+ *
+ * Context: any (softirq for packets from the wire).
+ */
+static void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+
+	if (!pkt->info) {
+		sroce_rcv_count_drop(sdev, SROCE_DROP_NO_QP);
+		kfree_skb(skb);
+		return;
+	}
+	if (pkt->qpn == IB_MULTICAST_QPN &&
+	    sroce_opcode_transport(pkt->info) == IB_OPCODE_UD) {
+		sroce_rcv_mcast(sdev, skb);
+		return;
+	}
+	sroce_rcv_qp(sdev, skb, pkt->qpn);
+}
+
+/**
+ * sroce_rcv_skb() - validate, count and dispatch a packet for a device
+ * @sdev: the device whose netdev received it (the caller holds a
+ *	reference)
+ * @skb: the packet, skb->data at its UDP header and its network header set
+ *
+ * The receive callback net/sroce_net.c is given at module init: packets
+ * from the UDP socket and the local deliveries of the transmit path come
+ * through here.
+ *
+ * Context: any (softirq for packets from the wire).
+ * Return: 0 when the packet was passed on (consumed), -EINVAL when it
+ * was dropped (the caller still owns it).
+ */
+int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	enum sroce_drop_reason why;
+
+	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
+		sroce_rcv_count_drop(sdev, SROCE_DROP_FRAMING);
+		return -EINVAL;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (sroce_pkt_parse(skb, sroce_skb_pkt(skb), &why)) {
+		sroce_rcv_count_drop(sdev, why);
+		return -EINVAL;
+	}
+	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	sroce_rcv(sdev, skb);
+	return 0;
+}
