@@ -24,13 +24,8 @@ tap() {
 	fi
 }
 
-# cmdline_var NAME DEFAULT: $SROCE_SCENARIO.NAME=VALUE from the kernel
-# command line (run.sh --append)
-cmdline_var() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$SROCE_SCENARIO\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
+# cmdline_var NAME DEFAULT: $SROCE_SCENARIO.NAME=VALUE (sroce_cmdline_var)
+cmdline_var() { sroce_cmdline_var "$SROCE_SCENARIO" "$@"; }
 
 # snapshot FILE: sroce0's counters and the IP, UDP and veth drops,
 # "name value" a line

@@ -206,6 +206,15 @@ sroce_small() {
 	[ "${SROCE_VOLUME:-full}" = small ]
 }
 
+# sroce_cmdline_var PREFIX NAME DEFAULT: the value of PREFIX.NAME=VALUE on
+# the kernel command line (run.sh --append; the last one wins), else
+# DEFAULT.  How a host-side caller hands a scenario its knobs.
+sroce_cmdline_var() {
+	local v
+	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1\.$2=//p" | tail -n 1)
+	echo "${v:-$3}"
+}
+
 # sroce_iters N: N iterations on the stock kernel, a fifth of them (at
 # least 2) on the debug kernel, which runs a pingpong 10-20x slower, and a
 # twentieth (at least 2) at the small volume: the same sizes, MTUs and

@@ -65,13 +65,8 @@ source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=integrity
 
-# cmdline_var NAME DEFAULT: sroce_integrity.NAME=VALUE from the kernel
-# command line, else DEFAULT.
-cmdline_var() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^sroce_integrity\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
+# cmdline_var NAME DEFAULT: sroce_integrity.NAME=VALUE (sroce_cmdline_var)
+cmdline_var() { sroce_cmdline_var sroce_integrity "$@"; }
 
 # Per-run volumes.  Measured on the stock kernel under TCG: ~90 MB/s at
 # MTU 4096 on a clean veth (1 GiB ~12 s per opcode), ~30 MB/s under netem,

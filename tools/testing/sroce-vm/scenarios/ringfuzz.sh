@@ -42,13 +42,8 @@ source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=ringfuzz
 
-# cmdline_var NAME DEFAULT: sroce_ringfuzz.NAME=VALUE from the kernel
-# command line, else DEFAULT.
-cmdline_var() {
-	local v
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^sroce_ringfuzz\.$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
+# cmdline_var NAME DEFAULT: sroce_ringfuzz.NAME=VALUE (sroce_cmdline_var)
+cmdline_var() { sroce_cmdline_var sroce_ringfuzz "$@"; }
 
 if sroce_small; then
 	cases=3
