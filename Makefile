@@ -64,7 +64,7 @@ help:
 	@echo "make demo         set up, build, boot the stock kernel in QEMU: ibv_rc_pingpong and rping between two sroce devices"
 	@echo "make check        the CI tier: static checks, KUnit, every VM scenario on stock, the debug sweep (small volume)"
 	@echo "make check-full   every test at full volume on both kernels, long and soak runs included"
-	@echo "make bench        perftest matrix on sroce (workqueue, tasklet) and rdma_rxe in QEMU; not in check"
+	@echo "make bench        perftest on sroce and rdma_rxe in one QEMU boot, MTU 1024 and 4096: table, targets, chart; not in check"
 	@echo "make sparse       sparse (C=2) over the driver"
 	@echo "make checkpatch   scripts/checkpatch.pl --strict on drivers/ and include/"
 	@echo "make layers       the driver's layer rule: no include goes up a layer (scripts/layers.sh)"

@@ -34,6 +34,8 @@ PACKAGES=(
 	libibverbs-dev librdmacm-dev
 	# linting the scripts
 	shellcheck
+	# make bench's chart (scripts/bench-report.py, run by /usr/bin/python3)
+	python3-matplotlib
 )
 
 APT_UPDATED=0

@@ -1,21 +1,45 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Benchmark scenario (make bench, not make check): the same perftest 4.5
-# matrix, in one VM boot, on
+# Benchmark scenario (make bench, not make check): perftest 4.5 over RC on
+# sroce and on the kernel's rdma_rxe in one VM boot, so that they compare
+# as ratios (TCG makes absolute figures meaningless).
 #
-#   sroce-wq       sroce.ko loaded with exec=workqueue
-#   sroce-tasklet  sroce.ko loaded with exec=tasklet
-#   rxe            the kernel's rdma_rxe
+# Providers, each on a fresh veth pair (client DEV0, server DEV1, IPv4
+# GIDs), named in bench.providers (default "sroce rxe"):
+#   sroce          sroce.ko as a plain load gets it
+#   sroce-tasklet  sroce.ko with exec=tasklet
+#   rxe            rdma_rxe
+#   base           the sroce.ko at bench.base=PATH (a host path), added
+#                  to the providers when given: the same boot measures a
+#                  change against the build before it
 #
-# each on a fresh veth pair with netdev MTU 9000 (path MTU 4096, IPv4
-# GIDs; server on DEV1, client on DEV0).  Matrix: ib_write_bw, ib_send_bw,
-# ib_read_bw at 4 KiB and 64 KiB; ib_send_lat, ib_write_lat, ib_read_lat at
-# 2 B.  Every cell is measured BENCH_REPS times (TCG is noisy) and the
-# median reported.  Results in $SROCE_RESULTS: bench-raw.txt (every run:
-# provider test size rep value) and bench.txt (the table, also printed).
-# sroce-vm: timeout 3600
+# Rounds: bench.rounds (default 3).  In each round, for path MTU 1024
+# (netdev MTU 1500) and then 4096 (netdev MTU 9000), every provider in
+# turn, its order rotating from round to round, is loaded, runs each cell
+# once and is unloaded.  A cell's median is over rounds that alternate the
+# providers, so a drift of the boot's speed touches them alike.
+#
+# Cells (perftest iteration counts, -n: -D reports 0 under TCG):
+#   ib_write_bw, ib_send_bw, ib_read_bw  64 B to 1 MiB by factors of 4,
+#                                        and 64 KiB over 8 QPs (-q 8)
+#   ib_send_lat, ib_write_lat            2 B and 4 KiB
+# bench.quick=1 keeps 4 KiB and 64 KiB bandwidth and 2 B latency.
+#
+# Per-byte limit: speed-module times the guest kernel's memcpy and CRC-32
+# once; scripts/bench-report.py turns them into the limit model.
+#
+# Clean link: after every run of a provider, the retransmission and NAK
+# counters of both its devices are kept (bench-counters.txt); the report
+# says whether sroce's are all zero.
+#
+# Results in $SROCE_RESULTS: bench-raw.txt ("provider mtu test size qps
+# round value"), bench-speed.txt, bench-counters.txt ("provider mtu round
+# device counter value"), bench-meta.txt.  The host turns them into the
+# table and the chart (scripts/bench.sh, scripts/bench-report.py).
+# sroce-vm: timeout 7200
 # sroce-vm: mem 3072
+# sroce-vm: build-module speed-module
 
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
@@ -23,152 +47,158 @@ source "$SROCE_VM_LIB"
 source "$(dirname "$SROCE_VM_LIB")/perftest-lib.sh"
 
 export SROCE_SCENARIO=bench
-BENCH_REPS=${BENCH_REPS:-3}
-PERF_TIMEOUT=120
+PERF_TIMEOUT=240
 RAW=$SROCE_RESULTS/bench-raw.txt
-TABLE=$SROCE_RESULTS/bench.txt
-# test size iterations
-MATRIX=(
-	"ib_write_bw 4096 2000"
-	"ib_write_bw 65536 300"
-	"ib_send_bw 4096 2000"
-	"ib_send_bw 65536 300"
-	"ib_read_bw 4096 2000"
-	"ib_read_bw 65536 300"
-	"ib_send_lat 2 500"
-	"ib_write_lat 2 500"
-	"ib_read_lat 2 500"
-)
-PROVIDERS=(sroce-wq sroce-tasklet rxe)
+COUNTERS=$SROCE_RESULTS/bench-counters.txt
+ROUNDS=$(sroce_cmdline_var bench rounds 3)
+QUICK=$(sroce_cmdline_var bench quick 0)
+BASE_KO=$(sroce_cmdline_var bench base "")
+BASE_REV=$(sroce_cmdline_var bench base_rev "")
+read -r -a PROVIDERS <<<"$(sroce_cmdline_var bench providers "sroce rxe" | tr , ' ')"
+[ -z "$BASE_KO" ] || PROVIDERS+=(base)
+# path MTU and the netdev MTU that carries it
+MTUS=("1024 1500" "4096 9000")
+# What a clean link leaves at zero: resends and their causes on the
+# requester, NAKs and duplicates on the responder.
+CLEAN_COUNTERS=(completer_retry_err rcvd_seq_err rcvd_rnr_err send_seq_err
+		send_rnr_err duplicate_request out_of_seq_request retry_exceeded_err)
 
-# provider_up NAME: load the provider's module and make DEV0/DEV1 on a new
-# veth pair.
-provider_up() {
-	case $1 in
-	sroce-wq) sroce_load_ko exec=workqueue ;;
-	sroce-tasklet) sroce_load_ko exec=tasklet ;;
-	rxe) sroce_load_rxe ;;
-	esac
-	case $1 in
-	sroce-*)
-		sroce_log "exec mode: $(cat /sys/module/sroce/parameters/exec)"
-		sroce_rdma_pair sroce dev0 dev1 9000 ;;
-	rxe) sroce_rdma_pair rxe dev0 dev1 9000 ;;
-	esac
+# bw_iters SIZE: about 32 MiB a run, between 50 and 5,000 messages.
+bw_iters() {
+	local n=$((32 * 1024 * 1024 / $1))
+	((n >= 50)) || n=50
+	((n <= 5000)) || n=5000
+	echo "$n"
 }
 
-# provider_down NAME: remove the devices, the veth pair and the module, so
-# that the next provider can bind UDP port 4791.
-provider_down() {
-	rdma statistic show link dev0/1 >"$SROCE_RESULTS/stats-$1-dev0.txt" 2>&1 || true
-	rdma statistic show link dev1/1 >"$SROCE_RESULTS/stats-$1-dev1.txt" 2>&1 || true
-	rdma link del dev1 || sroce_fail "$1: rdma link del dev1"
-	rdma link del dev0 || sroce_fail "$1: rdma link del dev0"
-	/usr/sbin/ip link del veth0 || sroce_fail "$1: ip link del veth0"
-	case $1 in
-	sroce-*) /usr/sbin/rmmod sroce || sroce_fail "rmmod sroce" ;;
-	rxe) /usr/sbin/modprobe -r rdma_rxe || sroce_fail "modprobe -r rdma_rxe" ;;
-	esac
-}
+# cells: "test size qps iterations" per line.
+cells() {
+	local test size sizes=(64 256 1024 4096 16384 65536 262144 1048576)
+	local lat=(2 4096)
 
-# measure PROVIDER: every cell of the matrix BENCH_REPS times into $RAW.
-measure() {
-	local prov=$1 cell test size iters rep val
-
-	for cell in "${MATRIX[@]}"; do
-		read -r test size iters <<<"$cell"
-		for rep in $(seq 1 "$BENCH_REPS"); do
-			if perf_run "$prov-$test-$size-$rep" "$test" dev0 dev1 4 \
-				    4096 "$size" "$iters" 2>/dev/null; then
-				val=$PERF_VAL
-			elif [[ $PERF_WHY == result* ]] &&
-			     perf_run "$prov-$test-$size-$rep-retry" "$test" \
-				      dev0 dev1 4 4096 "$size" "$iters" 2>/dev/null; then
-				# 0.00 or inf from a run that completed: perftest's
-				# cycle counting under TCG; measured once more.
-				val=$PERF_VAL
-			else
-				val=fail
-				sroce_log "$prov $test $size run $rep: $PERF_WHY"
-			fi
-			sroce_log "$prov $test $size run $rep: $val $(perf_unit "$test")"
-			echo "$prov $test $size $rep $val" >>"$RAW"
+	if [ "$QUICK" = 1 ]; then
+		sizes=(4096 65536) lat=(2)
+	fi
+	for test in ib_write_bw ib_send_bw ib_read_bw; do
+		for size in "${sizes[@]}"; do
+			echo "$test $size 1 $(bw_iters "$size")"
+		done
+		[ "$QUICK" = 1 ] || echo "$test 65536 8 128"
+	done
+	for test in ib_send_lat ib_write_lat; do
+		for size in "${lat[@]}"; do
+			echo "$test $size 1 1000"
 		done
 	done
 }
 
-# table DEFAULT-EXEC: the medians of $RAW, one row per cell, one column
-# per provider, and sroce in its default exec mode against rxe.
-table() {
-	local def=sroce-wq
+# provider_up NAME NETDEV-MTU: load the provider and make DEV0/DEV1.
+provider_up() {
+	local type=sroce
 
-	[ "$1" != tasklet ] || def=sroce-tasklet
-	awk -v provs="${PROVIDERS[*]}" -v def="$def" \
-	    -v reps="$BENCH_REPS" '
-	function median(list,   n, v, i, j, t) {
-		n = split(list, v, " ")
-		for (i = 1; i <= n; i++)
-			for (j = i + 1; j <= n; j++)
-				if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
-		if (n == 0) return ""
-		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	}
-	{
-		key = $2 " " $3
-		if (!(key in seen)) { seen[key] = 1; order[++cells] = key }
-		if ($5 != "fail") vals[$1, key] = vals[$1, key] " " $5
-		else fails[$1, key]++
-	}
-	END {
-		np = split(provs, p, " ")
-		printf "%-13s %6s %5s", "test", "size", "unit"
-		for (i = 1; i <= np; i++) printf " %13s", p[i]
-		printf " %9s\n", "sroce/rxe"
-		for (c = 1; c <= cells; c++) {
-			split(order[c], k, " ")
-			unit = k[1] ~ /_lat$/ ? "usec" : "MB/s"
-			printf "%-13s %6s %5s", k[1], k[2], unit
-			for (i = 1; i <= np; i++) {
-				m = median(vals[p[i], order[c]])
-				med[p[i]] = m
-				cellv = m == "" ? "fail" : sprintf("%.2f", m)
-				if (fails[p[i], order[c]])
-					cellv = cellv "(" fails[p[i], order[c]] "F)"
-				printf " %13s", cellv
-			}
-			if (med[def] != "" && med["rxe"] != "" && med["rxe"] > 0)
-				printf " %9.2f\n", med[def] / med["rxe"]
-			else
-				printf " %9s\n", "-"
-		}
-	}' "$RAW"
+	case $1 in
+	sroce) sroce_load_ko ;;
+	sroce-tasklet) sroce_load_ko exec=tasklet ;;
+	base) SROCE_KO=$BASE_KO sroce_load_ko ;;
+	rxe) sroce_load_rxe; type=rxe ;;
+	*) sroce_fail "unknown provider '$1'" ;;
+	esac
+	sroce_rdma_pair "$type" dev0 dev1 "$2"
 }
 
-sroce_modprobe ib_core ib_uverbs
-: >"$RAW"
-# The default exec mode, as a plain load gets it.
-# shellcheck disable=SC2119 # no module parameters
-sroce_load_ko
-default=$(cat /sys/module/sroce/parameters/exec)
-/usr/sbin/rmmod sroce || sroce_fail "rmmod sroce"
+# provider_down NAME MTU ROUND: keep the counters of the clean-link check,
+# then remove the devices, the veth pair and the module, so that the next
+# provider can bind UDP port 4791.
+provider_down() {
+	local d c f
 
-for prov in "${PROVIDERS[@]}"; do
-	sroce_log "=== $prov"
-	provider_up "$prov"
-	measure "$prov"
-	provider_down "$prov"
-done
+	for d in dev0 dev1; do
+		for c in "${CLEAN_COUNTERS[@]}"; do
+			f=/sys/class/infiniband/$d/ports/1/hw_counters/$c
+			if [ -r "$f" ]; then
+				echo "$1 $2 $3 $d $c $(cat "$f")" >>"$COUNTERS"
+			fi
+		done
+	done
+	rdma link del dev1 || sroce_fail "$1: rdma link del dev1"
+	rdma link del dev0 || sroce_fail "$1: rdma link del dev0"
+	/usr/sbin/ip link del veth0 || sroce_fail "$1: ip link del veth0"
+	case $1 in
+	rxe) /usr/sbin/modprobe -r rdma_rxe || sroce_fail "modprobe -r rdma_rxe" ;;
+	*) /usr/sbin/rmmod sroce || sroce_fail "rmmod sroce" ;;
+	esac
+}
 
-{
-	echo "# sroce make bench: perftest $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)," \
-		"RC, path MTU 4096, IPv4 GIDs, veth pair (netdev MTU 9000)"
-	echo "# kernel $(uname -r), $(nproc) vCPUs, median of $BENCH_REPS runs;" \
-		"sroce default exec mode: $default"
-	echo "# bandwidth: BW average (MB/s, higher is better); latency:" \
-		"t_typical (usec, lower is better)"
-	echo "# sroce/rxe: sroce in its default mode ($default) over rxe;" \
-		"(NF): N runs of the cell failed"
-	table "$default"
-} >"$TABLE"
-cat "$TABLE"
-! grep -qw fail "$RAW" || sroce_fail "some runs failed (see $RAW)"
+# measure PROVIDER MTU ROUND: every cell once into $RAW.  A run that
+# completes with 0.00 or inf (perftest's cycle counting under TCG) is
+# measured once more.
+measure() {
+	local prov=$1 mtu=$2 round=$3 test size qps iters val extra tag
+
+	while read -r test size qps iters; do
+		extra=()
+		[ "$qps" = 1 ] || extra=(-q "$qps")
+		tag=$prov-$mtu-$test-$size-$qps-$round
+		if perf_run "$tag" "$test" dev0 dev1 4 "$mtu" "$size" "$iters" \
+			    "${extra[@]}" 2>/dev/null ||
+		   { [[ $PERF_WHY == result* ]] &&
+		     perf_run "$tag-again" "$test" dev0 dev1 4 "$mtu" "$size" \
+			      "$iters" "${extra[@]}" 2>/dev/null; }; then
+			val=$PERF_VAL
+		else
+			val=fail
+			sroce_log "$tag: $PERF_WHY"
+		fi
+		sroce_log "$tag: $val $(perf_unit "$test")"
+		echo "$prov $mtu $test $size $qps $round $val" >>"$RAW"
+	done < <(cells)
+}
+
+# speed: the guest's memcpy and CRC-32 speed (speed-module).
+speed() {
+	local line
+
+	sroce_modprobe crc32_generic
+	/usr/sbin/insmod "$SROCE_MODULES/sroce_vm_speed.ko" ||
+		sroce_fail "insmod sroce_vm_speed.ko"
+	/usr/sbin/rmmod sroce_vm_speed || sroce_fail "rmmod sroce_vm_speed"
+	line=$(dmesg | grep -o 'sroce-speed: memcpy .*' | tail -n 1)
+	[ -n "$line" ] || sroce_fail "no speed line from sroce_vm_speed"
+	sroce_log "$line"
+	echo "${line#sroce-speed: }" >"$SROCE_RESULTS/bench-speed.txt"
+}
+
+main() {
+	local round mtu_pair mtu ndev i n prov
+
+	sroce_modprobe ib_core ib_uverbs
+	: >"$RAW"
+	: >"$COUNTERS"
+	speed
+	{
+		echo "perftest $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
+		echo "kernel $(uname -r)"
+		echo "vcpus $(nproc)"
+		echo "rounds $ROUNDS"
+		echo "providers ${PROVIDERS[*]}"
+		echo "quick $QUICK"
+		[ -z "$BASE_KO" ] || echo "base $BASE_KO"
+		[ -z "$BASE_REV" ] || echo "base_rev $BASE_REV"
+	} >"$SROCE_RESULTS/bench-meta.txt"
+	n=${#PROVIDERS[@]}
+	for round in $(seq 1 "$ROUNDS"); do
+		for mtu_pair in "${MTUS[@]}"; do
+			read -r mtu ndev <<<"$mtu_pair"
+			for i in $(seq 0 $((n - 1))); do
+				prov=${PROVIDERS[$(((i + round - 1) % n))]}
+				sroce_log "=== round $round, path MTU $mtu: $prov"
+				provider_up "$prov" "$ndev"
+				measure "$prov" "$mtu" "$round"
+				provider_down "$prov" "$mtu" "$round"
+			done
+		done
+	done
+	! grep -qw fail "$RAW" || sroce_fail "some runs failed (see $RAW)"
+}
+
+main
