@@ -432,16 +432,103 @@ static void frmr_register_test(struct kunit *test)
 	frmr_pages_free(&p);
 }
 
+/* The whole region in one go lands in the three pages. */
+static void frmr_copy_to_pages(struct kunit *test, struct sroce_mr *mr,
+			       const struct frmr_pages *p, u8 *in, u64 iova)
+{
+	u8 *mem;
+
+	KUNIT_ASSERT_EQ(test, sroce_mr_copy(mr, iova, in, FR_LEN,
+					    SROCE_COPY_TO_MR), 0);
+	mem = page_address(p->page[0]);
+	KUNIT_EXPECT_EQ(test, mem[FR_OFF0 - 1], 0xee);
+	KUNIT_EXPECT_EQ(test, memcmp(mem + FR_OFF0, in, PAGE_SIZE - FR_OFF0),
+			0);
+	mem = page_address(p->page[1]);
+	KUNIT_EXPECT_EQ(test, memcmp(mem, in + PAGE_SIZE - FR_OFF0, PAGE_SIZE),
+			0);
+	mem = page_address(p->page[2]);
+	KUNIT_EXPECT_EQ(test, memcmp(mem, in + 2 * PAGE_SIZE - FR_OFF0,
+				     FR_LEN2), 0);
+	KUNIT_EXPECT_EQ(test, mem[FR_LEN2], 0xee);
+}
+
+/* Read back a piece that crosses both page boundaries; then out of it. */
+static void frmr_copy_from_pages(struct kunit *test, struct sroce_mr *mr,
+				 const u8 *in, u8 *out, u64 iova)
+{
+	u64 start, len;
+
+	start = PAGE_SIZE - FR_OFF0 - 8;
+	len = PAGE_SIZE + 16;
+	KUNIT_ASSERT_EQ(test, sroce_mr_copy(mr, iova + start, out, len,
+					    SROCE_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, in + start, len), 0);
+
+	/* Out of the region. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, iova + FR_LEN - 4, out, 8,
+					    SROCE_COPY_FROM_MR), -EFAULT);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, iova - 1, out, 1,
+					    SROCE_COPY_FROM_MR), -EFAULT);
+}
+
+/* An atomic on the second page, done at its kernel address. */
+static void frmr_copy_atomic(struct kunit *test, struct sroce_mr *mr,
+			     const struct frmr_pages *p, u64 iova)
+{
+	u64 start, orig = 0;
+	u64 *target;
+
+	start = ALIGN(iova + PAGE_SIZE, 8) + 0x18;
+	target = page_address(p->page[1]) + offset_in_page(start);
+	*target = 41;
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start, IB_OPCODE_RC_FETCH_ADD,
+					      0, 1, &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 41ULL);
+	KUNIT_EXPECT_EQ(test, *target, 42ULL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start,
+					      IB_OPCODE_RC_COMPARE_SWAP, 41, 7,
+					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, *target, 42ULL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start,
+					      IB_OPCODE_RC_COMPARE_SWAP, 42, 7,
+					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, *target, 7ULL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start + 4,
+					      IB_OPCODE_RC_FETCH_ADD, 0, 1,
+					      &orig), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, iova + FR_LEN,
+					      IB_OPCODE_RC_FETCH_ADD, 0, 1,
+					      &orig), -EFAULT);
+}
+
+/* The rkey path: same MR, with a reference. */
+static void frmr_copy_rkey(struct kunit *test, struct fake *f,
+			   struct ib_mr *ibmr, struct sroce_mr *mr, u64 iova)
+{
+	int err;
+
+	expect_ref(test, sroce_rkey_get(f->sdev, ibmr->rkey, f->pd, 17, iova,
+					FR_LEN, ACC_RW, &err), mr);
+	expect_ref(test, sroce_rkey_get(f->sdev, ibmr->rkey, f->pd, 17, iova,
+					FR_LEN, ACC_RR, &err), NULL);
+	KUNIT_EXPECT_EQ(test, err, -EACCES);
+	expect_ref(test, sroce_rkey_get(f->sdev, ibmr->rkey ^ 1, f->pd, 17,
+					iova, 1, ACC_RW, &err), NULL);
+	KUNIT_EXPECT_EQ(test, err, -ENOENT);
+	expect_ref(test, sroce_rkey_get(f->sdev, ibmr->rkey, f->pd, 17,
+					iova + 1, FR_LEN, ACC_RW, &err), NULL);
+	KUNIT_EXPECT_EQ(test, err, -EFAULT);
+}
+
 static void frmr_copy_test(struct kunit *test)
 {
-	u8 *in, *out, *mem;
+	u8 *in, *out;
 	struct frmr_pages p;
 	struct sroce_mr *mr;
 	struct ib_mr *ibmr;
 	struct fake f;
-	u64 iova, i, start, len, orig = 0;
-	u64 *target;
-	int err;
+	u64 iova, i;
 
 	fake_init(test, &f);
 	frmr_pages_init(test, &p);
@@ -462,69 +549,10 @@ static void frmr_copy_test(struct kunit *test)
 			IB_WC_SUCCESS);
 	iova = ibmr->iova;
 
-	/* The whole region in one go lands in the three pages. */
-	KUNIT_ASSERT_EQ(test, sroce_mr_copy(mr, iova, in, FR_LEN,
-					    SROCE_COPY_TO_MR), 0);
-	mem = page_address(p.page[0]);
-	KUNIT_EXPECT_EQ(test, mem[FR_OFF0 - 1], 0xee);
-	KUNIT_EXPECT_EQ(test, memcmp(mem + FR_OFF0, in, PAGE_SIZE - FR_OFF0),
-			0);
-	mem = page_address(p.page[1]);
-	KUNIT_EXPECT_EQ(test, memcmp(mem, in + PAGE_SIZE - FR_OFF0, PAGE_SIZE),
-			0);
-	mem = page_address(p.page[2]);
-	KUNIT_EXPECT_EQ(test, memcmp(mem, in + 2 * PAGE_SIZE - FR_OFF0,
-				     FR_LEN2), 0);
-	KUNIT_EXPECT_EQ(test, mem[FR_LEN2], 0xee);
-
-	/* Read back a piece that crosses both page boundaries. */
-	start = PAGE_SIZE - FR_OFF0 - 8;
-	len = PAGE_SIZE + 16;
-	KUNIT_ASSERT_EQ(test, sroce_mr_copy(mr, iova + start, out, len,
-					    SROCE_COPY_FROM_MR), 0);
-	KUNIT_EXPECT_EQ(test, memcmp(out, in + start, len), 0);
-
-	/* Out of the region. */
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, iova + FR_LEN - 4, out, 8,
-					    SROCE_COPY_FROM_MR), -EFAULT);
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, iova - 1, out, 1,
-					    SROCE_COPY_FROM_MR), -EFAULT);
-
-	/* An atomic on the second page, done at its kernel address. */
-	start = ALIGN(iova + PAGE_SIZE, 8) + 0x18;
-	target = page_address(p.page[1]) + offset_in_page(start);
-	*target = 41;
-	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start, IB_OPCODE_RC_FETCH_ADD,
-					      0, 1, &orig), 0);
-	KUNIT_EXPECT_EQ(test, orig, 41ULL);
-	KUNIT_EXPECT_EQ(test, *target, 42ULL);
-	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start,
-					      IB_OPCODE_RC_COMPARE_SWAP, 41, 7,
-					      &orig), 0);
-	KUNIT_EXPECT_EQ(test, *target, 42ULL);
-	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start,
-					      IB_OPCODE_RC_COMPARE_SWAP, 42, 7,
-					      &orig), 0);
-	KUNIT_EXPECT_EQ(test, *target, 7ULL);
-	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, start + 4,
-					      IB_OPCODE_RC_FETCH_ADD, 0, 1,
-					      &orig), -EINVAL);
-	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(mr, iova + FR_LEN,
-					      IB_OPCODE_RC_FETCH_ADD, 0, 1,
-					      &orig), -EFAULT);
-
-	/* The rkey path: same MR, with a reference. */
-	expect_ref(test, sroce_rkey_get(f.sdev, ibmr->rkey, f.pd, 17, iova,
-					FR_LEN, ACC_RW, &err), mr);
-	expect_ref(test, sroce_rkey_get(f.sdev, ibmr->rkey, f.pd, 17, iova,
-					FR_LEN, ACC_RR, &err), NULL);
-	KUNIT_EXPECT_EQ(test, err, -EACCES);
-	expect_ref(test, sroce_rkey_get(f.sdev, ibmr->rkey ^ 1, f.pd, 17, iova,
-					1, ACC_RW, &err), NULL);
-	KUNIT_EXPECT_EQ(test, err, -ENOENT);
-	expect_ref(test, sroce_rkey_get(f.sdev, ibmr->rkey, f.pd, 17, iova + 1,
-					FR_LEN, ACC_RW, &err), NULL);
-	KUNIT_EXPECT_EQ(test, err, -EFAULT);
+	frmr_copy_to_pages(test, mr, &p, in, iova);
+	frmr_copy_from_pages(test, mr, in, out, iova);
+	frmr_copy_atomic(test, mr, &p, iova);
+	frmr_copy_rkey(test, &f, ibmr, mr, iova);
 
 	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(ibmr, NULL), 0);
 	fake_check_empty(test, &f);

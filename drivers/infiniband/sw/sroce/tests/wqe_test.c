@@ -6,8 +6,8 @@
  * that KASAN catches a check reading beyond the slot. The expectations
  * come from the rules of the rxe user ABI (user-abi.md 2.4, 2.5) and the
  * IBA operation set of each QP type, written out by hand: which opcode is
- * valid where, the status of each refusal, and slot sizes rounded to a
- * power of two with their capacity.
+ * valid where and the status of each refusal. Slot sizes and what a slot
+ * holds are the sroce_wqe_size suite's (wqe_size_test.c).
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -805,80 +805,6 @@ static void wqe_recv_roundtrip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_wqe_from_recv_wr(&wr, 2, slot), -EINVAL);
 }
 
-struct wqe_size_case {
-	u32 max_sge;
-	u32 max_inline;
-	size_t size;		/* sroce_wqe_send_size() */
-	size_t slot;		/* size rounded up to a power of two */
-	u32 caps_sge;		/* what that slot holds */
-	u32 caps_inline;
-};
-
-static const struct wqe_size_case wqe_size_cases[] = {
-	{ 0, 0, 208, 256, 3, 48 },
-	{ 1, 0, 224, 256, 3, 48 },
-	{ 3, 48, 256, 256, 3, 48 },
-	{ 4, 0, 272, 512, 19, 304 },
-	{ 1, 64, 272, 512, 19, 304 },
-	{ 16, 400, 608, 1024, 51, 816 },
-	{ 32, 512, 720, 1024, 51, 816 },
-	{ 63, 0, 1216, 2048, 63, 1008 },
-	{ 0, 1008, 1216, 2048, 63, 1008 },
-	{ 63, 1008, 1216, 2048, 63, 1008 },
-	{ 0xffffffff, 0, 68719476928ULL, 1ULL << 37, 63, 1008 },
-};
-
-static void wqe_size_desc(const struct wqe_size_case *t, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u SGEs, %u inline",
-		 t->max_sge, t->max_inline);
-}
-
-KUNIT_ARRAY_PARAM(wqe_size, wqe_size_cases, wqe_size_desc);
-
-static void wqe_send_size_test(struct kunit *test)
-{
-	const struct wqe_size_case *t = test->param_value;
-	u32 sge, inl;
-
-	KUNIT_EXPECT_EQ(test, sroce_wqe_send_size(t->max_sge, t->max_inline),
-			t->size);
-	sroce_wqe_send_caps(t->slot, &sge, &inl);
-	KUNIT_EXPECT_EQ(test, sge, t->caps_sge);
-	KUNIT_EXPECT_EQ(test, inl, t->caps_inline);
-	/* The slot holds at least what was asked for, up to the limits. */
-	KUNIT_EXPECT_GE(test, sge, min_t(u32, t->max_sge, SROCE_MAX_SGE));
-	KUNIT_EXPECT_GE(test, inl,
-			min_t(u32, t->max_inline, SROCE_MAX_INLINE_DATA));
-}
-
-static void wqe_caps_edges_test(struct kunit *test)
-{
-	u32 sge, inl;
-
-	sroce_wqe_send_caps(128, &sge, &inl);
-	KUNIT_EXPECT_EQ(test, sge, 0);
-	KUNIT_EXPECT_EQ(test, inl, 0);
-	sroce_wqe_send_caps(208, &sge, &inl);
-	KUNIT_EXPECT_EQ(test, sge, 0);
-	KUNIT_EXPECT_EQ(test, inl, 0);
-	sroce_wqe_send_caps(223, &sge, &inl);
-	KUNIT_EXPECT_EQ(test, sge, 0);
-	KUNIT_EXPECT_EQ(test, inl, 15);
-
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_size(0), 40);
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_size(1), 56);
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_size(2), 72);
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_size(63), 1048);
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_size(0xffffffff), 68719476760ULL);
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_caps(32), 0);
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_caps(40), 0);
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_caps(64), 1);	/* 1 SGE */
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_caps(128), 5);	/* 2 SGEs */
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_caps(256), 13);	/* 8 SGEs */
-	KUNIT_EXPECT_EQ(test, sroce_wqe_recv_caps(2048), 63);	/* 63 SGEs */
-}
-
 static struct kunit_case sroce_wqe_test_cases[] = {
 	KUNIT_CASE_PARAM(wqe_op_matrix_test, wqe_op_gen_params),
 	KUNIT_CASE(wqe_other_qp_types_test),
@@ -893,8 +819,6 @@ static struct kunit_case sroce_wqe_test_cases[] = {
 	KUNIT_CASE(wqe_ud_send_ah_test),
 	KUNIT_CASE_PARAM(wqe_recv_test, wqe_recv_gen_params),
 	KUNIT_CASE(wqe_recv_roundtrip_test),
-	KUNIT_CASE_PARAM(wqe_send_size_test, wqe_size_gen_params),
-	KUNIT_CASE(wqe_caps_edges_test),
 	{}
 };
 
