@@ -164,6 +164,33 @@ module_param_cb(exec, &sroce_task_exec_ops, &sroce_task_exec_param, 0644);
 MODULE_PARM_DESC(exec,
 		 "where QP engines run: workqueue (default) or tasklet; read when a QP is created");
 
+static bool sroce_task_rx_inline = true;
+module_param_named(rx_inline, sroce_task_rx_inline, bool, 0644);
+MODULE_PARM_DESC(rx_inline,
+		 "in workqueue mode, let the receive softirq run an idle engine for a lone packet (default on)");
+
+/**
+ * sroce_task_may_inline() - may the receive path run @t in the caller?
+ * @t: an engine's task
+ *
+ * In workqueue mode, waking an idle engine for one packet costs a worker
+ * wakeup, often on another CPU, and that is most of a small message's
+ * latency. The receive softirq may run the engine itself instead, for a
+ * call or two (sroce_task_run_budget()), as a NIC driver's poll routine
+ * would: when the rx_inline parameter is on, in softirq (never in a
+ * process that delivers a packet to a local address) and with interrupts
+ * enabled. A tasklet runs in softirq on this CPU anyway.
+ *
+ * Context: any.
+ * Return: true if the caller may run @t with sroce_task_run_budget().
+ */
+bool sroce_task_may_inline(const struct sroce_task *t)
+{
+	return READ_ONCE(sroce_task_rx_inline) &&
+	       t->exec == SROCE_TASK_WORKQUEUE && in_serving_softirq() &&
+	       !irqs_disabled();
+}
+
 /**
  * sroce_task_default_exec() - the mode new tasks get
  *
@@ -222,10 +249,10 @@ static bool sroce_task_request(struct sroce_task *t, bool here)
 }
 
 /*
- * Call the work function until it is idle, the task is disabled, or the
- * budget is used up. The caller has moved the task to RUNNING.
+ * Call the work function until it is idle, the task is disabled, or
+ * @budget calls are made. The caller has moved the task to RUNNING.
  */
-static void sroce_task_loop(struct sroce_task *t)
+static void sroce_task_loop(struct sroce_task *t, unsigned int budget)
 {
 	unsigned long flags;
 	unsigned int calls;
@@ -246,8 +273,10 @@ static void sroce_task_loop(struct sroce_task *t)
 			t->state = SROCE_TASK_IDLE;
 			break;
 		}
-		if (calls >= SROCE_TASK_BUDGET) {
-			t->yields++;
+		if (calls >= budget) {
+			/* an inline run handing on is no yield */
+			if (budget == SROCE_TASK_BUDGET)
+				t->yields++;
 			sroce_task_queue(t);
 			break;
 		}
@@ -273,7 +302,7 @@ static void sroce_task_dispatch(struct sroce_task *t)
 	spin_unlock_irqrestore(&t->lock, flags);
 
 	if (run)
-		sroce_task_loop(t);
+		sroce_task_loop(t, SROCE_TASK_BUDGET);
 }
 
 static void sroce_task_work(struct work_struct *work)
@@ -461,10 +490,30 @@ bool sroce_task_delayed(struct sroce_task *t)
  */
 void sroce_task_run(struct sroce_task *t)
 {
+	sroce_task_run_budget(t, SROCE_TASK_BUDGET);
+}
+
+/**
+ * sroce_task_run_budget() - run the work function now, a bounded number
+ *	of times
+ * @t: the task
+ * @budget: calls of the work function at most, 1 to SROCE_TASK_BUDGET
+ *
+ * As sroce_task_run(), but a run in the caller ends after @budget calls
+ * and queues a dispatch if work remains. The receive path uses a small
+ * budget to handle a lone packet in softirq without letting a busy QP
+ * hold the softirq for long.
+ *
+ * Context: as for sroce_task_run().
+ */
+void sroce_task_run_budget(struct sroce_task *t, unsigned int budget)
+{
 	unsigned long flags;
 	bool run;
 
 	lockdep_assert_irqs_enabled();
+	if (WARN_ON_ONCE(!budget || budget > SROCE_TASK_BUDGET))
+		budget = SROCE_TASK_BUDGET;
 	/* A task bound to a CPU runs here only on that CPU, and stays. */
 	migrate_disable();
 	spin_lock_irqsave(&t->lock, flags);
@@ -473,7 +522,7 @@ void sroce_task_run(struct sroce_task *t)
 	spin_unlock_irqrestore(&t->lock, flags);
 
 	if (run)
-		sroce_task_loop(t);
+		sroce_task_loop(t, budget);
 	migrate_enable();
 }
 

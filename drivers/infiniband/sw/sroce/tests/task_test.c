@@ -24,6 +24,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -164,6 +165,89 @@ static void task_run_budget_test(struct kunit *test)
 	sroce_tctx_expect_settled(test, c, 2 * BUDGET + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->inline_calls), BUDGET);
 	KUNIT_EXPECT_EQ(test, c->task.yields, 2);
+}
+
+/*
+ * sroce_task_run_budget() with a budget of 2: two calls in the caller,
+ * the other three of five in a dispatch. Handing on after an inline run
+ * is no yield.
+ */
+static void task_run_small_budget_test(struct kunit *test)
+{
+	struct sroce_tctx *c = sroce_tctx_new(test, sroce_tctx_param_exec(test),
+					      body_limit);
+
+	c->limit = 5;
+	c->caller = current;
+	sroce_task_run_budget(&c->task, 2);
+	KUNIT_EXPECT_GE(test, atomic_read(&c->calls), 2);
+	KUNIT_EXPECT_TRUE(test, sroce_tctx_wait_calls(c, 5));
+	sroce_tctx_expect_settled(test, c, 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->inline_calls), 2);
+	KUNIT_EXPECT_EQ(test, c->task.yields, 0);
+}
+
+/* A budget of 1 that leaves the function idle queues no dispatch. */
+static void task_run_one_call_test(struct kunit *test)
+{
+	struct sroce_tctx *c = sroce_tctx_new(test, sroce_tctx_param_exec(test),
+					      body_limit);
+
+	c->limit = 1;
+	c->caller = current;
+	sroce_task_run_budget(&c->task, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->inline_calls), 1);
+	KUNIT_EXPECT_EQ(test, c->task.state, SROCE_TASK_IDLE);
+	sroce_tctx_expect_settled(test, c, 1);
+}
+
+/* What sroce_task_may_inline() says in a tasklet, that is in softirq. */
+struct inline_probe {
+	struct tasklet_struct tasklet;
+	struct sroce_task *wq_task;
+	struct sroce_task *tl_task;
+	bool wq_ok;
+	bool tl_ok;
+	struct completion done;
+};
+
+static void inline_probe_fn(struct tasklet_struct *tasklet)
+{
+	struct inline_probe *p = from_tasklet(p, tasklet, tasklet);
+
+	p->wq_ok = sroce_task_may_inline(p->wq_task);
+	p->tl_ok = sroce_task_may_inline(p->tl_task);
+	complete(&p->done);
+}
+
+/*
+ * With the module's defaults, the receive path may run a workqueue-mode
+ * task in softirq; never from process context (a process delivering to
+ * a local address), and never a tasklet-mode task, which runs in softirq
+ * anyway.
+ */
+static void task_may_inline_test(struct kunit *test)
+{
+	struct sroce_tctx *wq = sroce_tctx_new(test, SROCE_TASK_WORKQUEUE,
+					       body_limit);
+	struct sroce_tctx *tl = sroce_tctx_new(test, SROCE_TASK_TASKLET,
+					       body_limit);
+	struct inline_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	bool done;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_FALSE(test, sroce_task_may_inline(&wq->task));
+	KUNIT_EXPECT_FALSE(test, sroce_task_may_inline(&tl->task));
+	p->wq_task = &wq->task;
+	p->tl_task = &tl->task;
+	init_completion(&p->done);
+	tasklet_setup(&p->tasklet, inline_probe_fn);
+	tasklet_schedule(&p->tasklet);
+	done = wait_for_completion_timeout(&p->done, TCTX_WAIT_TIMEOUT);
+	tasklet_kill(&p->tasklet);
+	KUNIT_ASSERT_TRUE(test, done);
+	KUNIT_EXPECT_TRUE(test, p->wq_ok);
+	KUNIT_EXPECT_FALSE(test, p->tl_ok);
 }
 
 /* ---- requests that arrive while the function runs ------------------------- */
@@ -511,6 +595,9 @@ static struct kunit_case sroce_task_test_cases[] = {
 	KUNIT_CASE_PARAM(task_rerun_until_idle_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_inline_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_budget_test, sroce_tctx_mode_gen_params),
+	KUNIT_CASE_PARAM(task_run_small_budget_test, sroce_tctx_mode_gen_params),
+	KUNIT_CASE_PARAM(task_run_one_call_test, sroce_tctx_mode_gen_params),
+	KUNIT_CASE(task_may_inline_test),
 	KUNIT_CASE_PARAM(task_schedule_during_run_test, rerun_gen_params),
 	KUNIT_CASE_PARAM(task_concurrent_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_disable_waits_test, busy_gen_params),

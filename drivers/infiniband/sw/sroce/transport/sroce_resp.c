@@ -788,19 +788,28 @@ void sroce_resp_kick(struct sroce_qp *qp)
  * Past SROCE_RESP_BACKLOG packets waiting, the packet is dropped and
  * counted (dropped_backlog); an RC requester sends it again.
  *
+ * A packet that finds nothing queued before it is executed in the
+ * receive softirq when the task allows it (sroce_task_may_inline()),
+ * with SROCE_RESP_INLINE_CALLS calls: one executes it, the next finds
+ * the responder idle, so no worker is woken for it. Its work is bounded
+ * by one packet's payload. A READ request is left to the worker: its
+ * responses are up to SROCE_RESP_READ_BUDGET packets a call.
+ *
  * Context: any.
  */
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_resp *resp = &qp->resp;
+	bool closed, full, lone = false;
 	unsigned long flags;
-	bool closed, full;
 
 	spin_lock_irqsave(&resp->rxq.lock, flags);
 	full = skb_queue_len(&resp->rxq) >= SROCE_RESP_BACKLOG;
 	closed = resp->closed;
 	if (!closed && !full) {
 		sroce_resp_mark_queued(resp, sroce_skb_pkt(skb));
+		lone = skb_queue_empty(&resp->rxq) &&
+		       !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_READ);
 		__skb_queue_tail(&resp->rxq, skb);
 	}
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
@@ -811,7 +820,10 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	sroce_task_schedule(&resp->task);
+	if (lone && sroce_task_may_inline(&resp->task))
+		sroce_task_run_budget(&resp->task, SROCE_RESP_INLINE_CALLS);
+	else
+		sroce_task_schedule(&resp->task);
 }
 
 /**

@@ -30,6 +30,13 @@ struct sroce_qp_params;
  */
 #define SROCE_RESP_READ_BUDGET	16
 
+/*
+ * Calls of the responder when the receive softirq runs it for a lone
+ * packet (sroce_resp_queue()): one for the packet, one that finds the
+ * queue empty and lets the task go idle without waking a worker.
+ */
+#define SROCE_RESP_INLINE_CALLS	2
+
 /* What executing a request packet ended in. */
 enum sroce_resp_result {
 	SROCE_RESP_OK,
