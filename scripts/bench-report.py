@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make bench's report: the table, the targets and the chart of one run.
 
-Usage: scripts/bench-report.py RESULTS-DIR [PNG]
+Usage: scripts/bench-report.py [--markdown] RESULTS-DIR [PNG]
 
 RESULTS-DIR holds what the guest scenario (tools/testing/sroce-vm/
 scenarios/bench.sh) wrote: bench-raw.txt, bench-speed.txt,
 bench-counters.txt and bench-meta.txt.  Prints the table (medians over the
 rounds, sroce over rdma_rxe, sroce over the per-byte limit, and the base
 build when the run had one), the clean-link check and issue 19's targets;
-writes the chart to PNG when given and matplotlib is there.
+writes the chart to PNG when given and matplotlib is there.  With
+--markdown it prints instead the README's summary table: 4 KiB and 64 KiB
+bandwidth and 2-byte latency at both path MTUs.
 
 The per-byte limit model: every payload byte is copied once and passes
 through CRC-32 once on the sending side, and again on the receiving side;
@@ -193,6 +195,29 @@ class Report:
                             better_low=True)
 
 
+def markdown(rep):
+    """The README's table: the cells a reader compares first."""
+    print("| test | size | path MTU | sroce | rdma_rxe | sroce/rxe | sroce/limit |")
+    print("|---|---|---|---|---|---|---|")
+    cells = [(t, s, 1) for t in ("ib_write_bw", "ib_send_bw", "ib_read_bw")
+             for s in (4096, 65536)]
+    cells += [(t, 2, 1) for t in ("ib_send_lat", "ib_write_lat")]
+    for cell in cells:
+        if cell not in rep.order:
+            continue
+        for mtu in sorted(NETDEV_MTU):
+            val = rep.median(SROCE, mtu, *cell)
+            rxe = rep.median(RXE, mtu, *cell)
+            ratio = rep.ratio(SROCE, RXE, mtu, cell)
+            lat = cell[0].endswith("_lat")
+            unit = "usec" if lat else "MB/s"
+            lim = "-" if lat or val is None else f"{val / rep.limit:.2f}"
+            fmt = (lambda v: "-" if v is None else f"{v:.1f}")
+            print(f"| `{cell[0]}` | {cell[1]} | {mtu} | {fmt(val)} {unit} |"
+                  f" {fmt(rxe)} {unit} |"
+                  f" {'-' if ratio is None else f'{ratio:.2f}'} | {lim} |")
+
+
 def chart(rep, png):
     try:
         import matplotlib
@@ -261,15 +286,19 @@ def q8_panel(ax, rep):
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = [a for a in sys.argv[1:] if a != "--markdown"]
+    if len(args) not in (1, 2):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    rep = Report(Path(sys.argv[1]))
+    rep = Report(Path(args[0]))
+    if len(args) + 1 < len(sys.argv):
+        markdown(rep)
+        return 0
     rep.table()
     rep.clean_link()
     rep.targets()
-    if len(sys.argv) == 3:
-        chart(rep, sys.argv[2])
+    if len(args) == 2:
+        chart(rep, args[1])
     return 0 if rep.ok else 1
 
 
