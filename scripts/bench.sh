@@ -16,6 +16,8 @@
 #   --base REV        also measure sroce.ko built from git revision REV,
 #                     in the same boot ("base": a change against the
 #                     build before it)
+#   --profile T,S     profile cell T S (e.g. ib_write_bw,65536) with perf
+#                     for each provider and MTU (profile-*.txt)
 # Other options go to run.sh (e.g. --cpus 4).  BENCH_ARGS in the
 # environment is read first (make bench BENCH_ARGS=--quick).
 # Exit: 0 if every run completed and sroce left no retransmission.
@@ -61,6 +63,7 @@ main() {
 		case $1 in
 		--rounds) append+=("bench.rounds=$2"); shift 2 ;;
 		--quick) append+=(bench.quick=1); shift ;;
+		--profile) append+=("bench.profile=$2"); shift 2 ;;
 		--providers) append+=("bench.providers=${2// /,}"); shift 2 ;;
 		--base)
 			append+=("bench.base=$(build_base "$2")"
@@ -86,6 +89,11 @@ main() {
 			rc=1
 	} >"$out.txt"
 	cat "$out.txt"
+	for f in "$res"/profile-*.txt; do
+		[ -e "$f" ] || continue
+		echo
+		head -n 25 "$f"
+	done
 	echo "bench: table $out.txt, chart $out.png; every run in $res/"
 	return "$rc"
 }

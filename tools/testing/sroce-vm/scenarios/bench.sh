@@ -26,6 +26,11 @@
 #   ib_send_lat, ib_write_lat            2 B and 4 KiB
 # bench.quick=1 keeps 4 KiB and 64 KiB bandwidth and 2 B latency.
 #
+# bench.profile=TEST,SIZE (e.g. ib_write_bw,65536): in round 1, after the
+# measured run of that cell, each provider runs it once more under
+# "perf record -a" (cpu-clock: TCG has no PMU), not counted; the flat
+# profile by object and by symbol goes to profile-PROVIDER-MTU.txt.
+#
 # Per-byte limit: speed-module times the guest kernel's memcpy and CRC-32
 # once; scripts/bench-report.py turns them into the limit model.
 #
@@ -54,6 +59,7 @@ ROUNDS=$(sroce_cmdline_var bench rounds 3)
 QUICK=$(sroce_cmdline_var bench quick 0)
 BASE_KO=$(sroce_cmdline_var bench base "")
 BASE_REV=$(sroce_cmdline_var bench base_rev "")
+PROFILE=$(sroce_cmdline_var bench profile "")
 read -r -a PROVIDERS <<<"$(sroce_cmdline_var bench providers "sroce rxe" | tr , ' ')"
 [ -z "$BASE_KO" ] || PROVIDERS+=(base)
 # path MTU and the netdev MTU that carries it
@@ -151,7 +157,45 @@ measure() {
 		fi
 		sroce_log "$tag: $val $(perf_unit "$test")"
 		echo "$prov $mtu $test $size $qps $round $val" >>"$RAW"
+		if [ "$round" = 1 ] && [ "$qps" = 1 ] && [ "$PROFILE" = "$test,$size" ]; then
+			profile "$prov" "$mtu" "$test" "$size" "$iters"
+		fi
 	done < <(cells)
+}
+
+# profile PROVIDER MTU TEST SIZE ITERS: one more run of the cell under a
+# system-wide perf record; its flat profile to profile-PROVIDER-MTU.txt.
+profile() {
+	local data=$SROCE_RESULTS/perf-$1-$2.data report=$SROCE_RESULTS/profile-$1-$2.txt pid
+	local ctl=/tmp/bench-perf-ctl ack=/tmp/bench-perf-ack afd
+
+	sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
+	rm -f "$ctl" "$ack"
+	mkfifo "$ctl" "$ack"
+	# Started disabled and enabled through its control FIFO, whose
+	# answer says it records: under TCG perf takes seconds to start.
+	perf record -q -e cpu-clock -a -F 2000 -D -1 \
+		--control "fifo:$ctl,$ack" -o "$data" &
+	pid=$!
+	exec {afd}<>"$ack"
+	echo enable 1<>"$ctl"
+	read -r -t 120 _ <&"$afd" || sroce_log "perf did not confirm it records"
+	exec {afd}<&-
+	perf_run "$1-$2-$3-$4-profile" "$3" dev0 dev1 4 "$2" "$4" "$5" \
+		2>/dev/null || sroce_log "profile run of $1 $3 $4: $PERF_WHY"
+	kill -INT "$pid"
+	wait "$pid" || true
+	{
+		echo "# $1, path MTU $2, $3 $4 B: cpu-clock samples of every CPU"
+		echo "# by object:"
+		perf report -i "$data" --stdio --no-children --sort dso \
+			--percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^$'
+		echo "# by symbol:"
+		perf report -i "$data" --stdio --no-children --sort dso,sym \
+			--percent-limit 0.2 2>/dev/null | grep -v '^#' | grep -v '^$'
+	} >"$report"
+	rm -f "$data" "$ctl" "$ack"
+	sroce_log "profile of $1 at path MTU $2: $report"
 }
 
 # speed: the guest's memcpy and CRC-32 speed (speed-module).
