@@ -167,7 +167,7 @@ measure() {
 # system-wide perf record; its flat profile to profile-PROVIDER-MTU.txt.
 profile() {
 	local data=$SROCE_RESULTS/perf-$1-$2.data report=$SROCE_RESULTS/profile-$1-$2.txt pid
-	local ctl=/tmp/bench-perf-ctl ack=/tmp/bench-perf-ack afd
+	local ctl=/tmp/bench-perf-ctl ack=/tmp/bench-perf-ack afd cfd
 
 	sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
 	rm -f "$ctl" "$ack"
@@ -177,22 +177,25 @@ profile() {
 	perf record -q -e cpu-clock -a -F 2000 -D -1 \
 		--control "fifo:$ctl,$ack" -o "$data" &
 	pid=$!
-	exec {afd}<>"$ack"
-	echo enable 1<>"$ctl"
+	# Both FIFOs stay open here until perf answers: a FIFO's data is
+	# dropped when its last reader and writer close it, and perf may not
+	# have opened it yet.
+	exec {afd}<>"$ack" {cfd}<>"$ctl"
+	echo enable >&"$cfd"
 	read -r -t 120 _ <&"$afd" || sroce_log "perf did not confirm it records"
-	exec {afd}<&-
+	exec {afd}<&- {cfd}>&-
 	perf_run "$1-$2-$3-$4-profile" "$3" dev0 dev1 4 "$2" "$4" "$5" \
 		2>/dev/null || sroce_log "profile run of $1 $3 $4: $PERF_WHY"
-	kill -INT "$pid"
+	kill -INT "$pid" 2>/dev/null || sroce_log "perf record ended early"
 	wait "$pid" || true
 	{
 		echo "# $1, path MTU $2, $3 $4 B: cpu-clock samples of every CPU"
 		echo "# by object:"
 		perf report -i "$data" --stdio --no-children --sort dso \
-			--percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^$'
+			--percent-limit 0.5 2>/dev/null | grep -v -e '^#' -e '^$' || true
 		echo "# by symbol:"
 		perf report -i "$data" --stdio --no-children --sort dso,sym \
-			--percent-limit 0.2 2>/dev/null | grep -v '^#' | grep -v '^$'
+			--percent-limit 0.2 2>/dev/null | grep -v -e '^#' -e '^$' || true
 	} >"$report"
 	rm -f "$data" "$ctl" "$ack"
 	sroce_log "profile of $1 at path MTU $2: $report"
