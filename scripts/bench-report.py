@@ -73,14 +73,18 @@ def read_raw(res):
 
 
 def read_counters(res):
-    """{(prov, counter): sum over rounds, MTUs and both devices}"""
+    """{(prov, counter): sum over every run and both devices}, and
+    {(prov, mtu, test, size, qps): {counter: sum}} of the runs that moved
+    one"""
     sums = defaultdict(int)
+    cells = defaultdict(lambda: defaultdict(int))
     path = res / "bench-counters.txt"
     if path.exists():
         for line in path.read_text().splitlines():
-            prov, _mtu, _round, _dev, name, val = line.split()
+            prov, mtu, test, size, qps, _round, _dev, name, val = line.split()
             sums[(prov, name)] += int(val)
-    return sums
+            cells[(prov, int(mtu), test, int(size), int(qps))][name] += int(val)
+    return sums, cells
 
 
 class Report:
@@ -89,7 +93,7 @@ class Report:
         self.copy, self.crc, self.engine = read_speed(res)
         self.limit = 1.0 / (1.0 / self.copy + 1.0 / self.crc)
         self.cells, self.fails, self.order = read_raw(res)
-        self.counters = read_counters(res)
+        self.counters, self.moved = read_counters(res)
         self.provs = self.meta["providers"].split()
         self.ok = not self.fails
 
@@ -167,6 +171,12 @@ class Report:
         print(f"\nclean link, sroce over every run: {parts}: {verdict}")
         if verdict != "OK":
             self.ok = False
+        for key, moved in sorted(self.moved.items()):
+            if key[0] != SROCE:
+                continue
+            _prov, mtu, test, size, qps = key
+            what = ", ".join(f"{c} {n}" for c, n in sorted(moved.items()))
+            print(f"  {test} {size} B, {qps} QP, path MTU {mtu}: {what}")
 
     def target(self, what, val, goal, better_low=False):
         if val is None:

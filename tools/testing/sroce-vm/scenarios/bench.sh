@@ -34,13 +34,14 @@
 # Per-byte limit: speed-module times the guest kernel's memcpy and CRC-32
 # once; scripts/bench-report.py turns them into the limit model.
 #
-# Clean link: after every run of a provider, the retransmission and NAK
-# counters of both its devices are kept (bench-counters.txt); the report
-# says whether sroce's are all zero.
+# Clean link: what each run moved of the retransmission and NAK counters
+# of both devices is kept (bench-counters.txt); the report says whether
+# sroce's stayed at zero, and where not, in which cells.
 #
 # Results in $SROCE_RESULTS: bench-raw.txt ("provider mtu test size qps
-# round value"), bench-speed.txt, bench-counters.txt ("provider mtu round
-# device counter value"), bench-meta.txt.  The host turns them into the
+# round value"), bench-speed.txt, bench-counters.txt ("provider mtu test
+# size qps round device counter delta", moved counters only),
+# bench-meta.txt.  The host turns them into the
 # table and the chart (scripts/bench.sh, scripts/bench-report.py).
 # sroce-vm: timeout 7200
 # sroce-vm: mem 3072
@@ -112,20 +113,33 @@ provider_up() {
 	sroce_rdma_pair "$type" dev0 dev1 "$2"
 }
 
-# provider_down NAME MTU ROUND: keep the counters of the clean-link check,
-# then remove the devices, the veth pair and the module, so that the next
-# provider can bind UDP port 4791.
-provider_down() {
-	local d c f
+# counter_snapshot: "device counter value" for each counter of the
+# clean-link check that the provider has (builtins only: no fork).
+counter_snapshot() {
+	local d c f v
 
 	for d in dev0 dev1; do
 		for c in "${CLEAN_COUNTERS[@]}"; do
 			f=/sys/class/infiniband/$d/ports/1/hw_counters/$c
-			if [ -r "$f" ]; then
-				echo "$1 $2 $3 $d $c $(cat "$f")" >>"$COUNTERS"
-			fi
+			[ -r "$f" ] || continue
+			read -r v <"$f"
+			echo "$d $c $v"
 		done
 	done
+}
+
+# counter_deltas BEFORE TAG: what moved since the snapshot BEFORE, as
+# "TAG device counter delta" lines in $COUNTERS.
+counter_deltas() {
+	counter_snapshot | awk -v tag="$2" '
+		NR == FNR { v[$1 " " $2] = $3; next }
+		$3 != v[$1 " " $2] { print tag, $1, $2, $3 - v[$1 " " $2] }' \
+		<(echo "$1") - >>"$COUNTERS"
+}
+
+# provider_down NAME: remove the devices, the veth pair and the module,
+# so that the next provider can bind UDP port 4791.
+provider_down() {
 	rdma link del dev1 || sroce_fail "$1: rdma link del dev1"
 	rdma link del dev0 || sroce_fail "$1: rdma link del dev0"
 	/usr/sbin/ip link del veth0 || sroce_fail "$1: ip link del veth0"
@@ -139,9 +153,10 @@ provider_down() {
 # completes with 0.00 or inf (perftest's cycle counting under TCG) is
 # measured once more.
 measure() {
-	local prov=$1 mtu=$2 round=$3 test size qps iters val extra tag
+	local prov=$1 mtu=$2 round=$3 test size qps iters val extra tag before
 
 	while read -r test size qps iters; do
+		before=$(counter_snapshot)
 		extra=()
 		[ "$qps" = 1 ] || extra=(-q "$qps")
 		tag=$prov-$mtu-$test-$size-$qps-$round
@@ -157,6 +172,7 @@ measure() {
 		fi
 		sroce_log "$tag: $val $(perf_unit "$test")"
 		echo "$prov $mtu $test $size $qps $round $val" >>"$RAW"
+		counter_deltas "$before" "$prov $mtu $test $size $qps $round"
 		if [ "$round" = 1 ] && [ "$qps" = 1 ] && [ "$PROFILE" = "$test,$size" ]; then
 			profile "$prov" "$mtu" "$test" "$size" "$iters"
 		fi
@@ -241,7 +257,7 @@ main() {
 				sroce_log "=== round $round, path MTU $mtu: $prov"
 				provider_up "$prov" "$ndev"
 				measure "$prov" "$mtu" "$round"
-				provider_down "$prov" "$mtu" "$round"
+				provider_down "$prov"
 			done
 		done
 	done
