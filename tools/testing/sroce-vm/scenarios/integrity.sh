@@ -86,13 +86,15 @@ if sroce_small; then
 	# the largest and one less: the 57th message is the last edge); UD
 	# mixed (256 KiB, 498 datagrams) needs only 32 KiB for that.
 	# Under netem and corruption the counters must move and the losses
-	# stay within their budgets: 4 MiB is 1,024 packets of 4 KiB (about
-	# 10 lost to 1% loss or corruption, at least one needed), and 500
-	# atomics 1,000 packets.
-	CLEAN=2M SMALL=2M NETEM=4M CORRUPT=4M ATOMICS=500 NETEM_ATOMICS=500
+	# stay within their budgets. netem impairs skbs, and sroce sends the
+	# packets of a message as trains of up to 15 packets of 4 KiB in one
+	# skb (sroce_train.c): a 64 KiB message is two skbs. 32 MiB is 1,024
+	# of them (about 10 lost to 1% loss or corruption, at least one
+	# needed), and 500 atomics 1,000 packets.
+	CLEAN=2M SMALL=2M NETEM=32M CORRUPT=32M ATOMICS=500 NETEM_ATOMICS=500
 	UD_SMALL=1M UD_MIXED=256K UD_NETEM=4M UC_MIXED=2M MIXED=64K
 elif [ "$SROCE_KERNEL" = debug ]; then
-	CLEAN=64M SMALL=16M NETEM=64M CORRUPT=16M ATOMICS=5000 NETEM_ATOMICS=5000
+	CLEAN=64M SMALL=16M NETEM=64M CORRUPT=32M ATOMICS=5000 NETEM_ATOMICS=5000
 	# UD: 2 ms a datagram there; UC mixed halved to make room for them
 	UD_SMALL=8M UD_MIXED=2M UD_NETEM=8M UC_MIXED=8M
 else

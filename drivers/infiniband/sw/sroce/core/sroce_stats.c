@@ -54,6 +54,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_DROPPED_UD_MSG] = { .name = "dropped_ud_msg" },
 	[SROCE_CNT_DROPPED_BACKLOG] = { .name = "dropped_backlog" },
 	[SROCE_CNT_DROPPED_UNSENT] = { .name = "dropped_unsent_psn" },
+	[SROCE_CNT_SENT_GSO] = { .name = "sent_gso" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_CNT_NR);

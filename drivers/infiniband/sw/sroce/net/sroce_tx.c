@@ -16,7 +16,23 @@
 #include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
 #include "wire/sroce_hdr.h"
+#include "wire/sroce_icrc.h"
 #include "wire/sroce_opcode.h"
+
+/**
+ * sroce_tx_len() - the length of a packet
+ * @opcode: BTH opcode; must be in the opcode table
+ * @paylen: payload bytes
+ *
+ * Return: its bytes from the BTH to the end of the ICRC.
+ */
+unsigned int sroce_tx_len(u8 opcode, u32 paylen)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_lookup(opcode);
+
+	return sroce_opcode_hdr_len(info) + paylen + sroce_pad_count(paylen) +
+	       SROCE_ICRC_LEN;
+}
 
 /**
  * sroce_tx_alloc() - a packet to a given address and QP

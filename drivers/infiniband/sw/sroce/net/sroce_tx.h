@@ -23,6 +23,7 @@ struct sroce_dev;
  */
 #define SROCE_TX_BACKOFF	1
 
+unsigned int sroce_tx_len(u8 opcode, u32 paylen);
 struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 			       const struct sroce_av *av, u32 dest_qpn,
 			       u8 opcode, u32 psn, u32 paylen, bool ackreq,

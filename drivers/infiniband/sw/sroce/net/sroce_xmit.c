@@ -125,7 +125,8 @@ static void sroce_push_udp(struct sk_buff *skb, u16 sport)
 	uh->check = 0;
 }
 
-static void sroce_push_ip4(struct sk_buff *skb, const struct sroce_av *av)
+static void sroce_push_ip4(struct sk_buff *skb, const struct sroce_av *av,
+			   u16 id)
 {
 	struct iphdr *iph;
 
@@ -141,7 +142,7 @@ static void sroce_push_ip4(struct sk_buff *skb, const struct sroce_av *av)
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = av->saddr.in4.sin_addr.s_addr;
 	iph->daddr = av->daddr.in4.sin_addr.s_addr;
-	__ip_select_ident(&init_net, iph, 1);
+	iph->id = htons(id);
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
 }
@@ -160,6 +161,20 @@ static void sroce_push_ip6(struct sk_buff *skb, const struct sroce_av *av)
 	ip6h->saddr = av->saddr.in6.sin6_addr;
 	ip6h->daddr = av->daddr.in6.sin6_addr;
 	skb->protocol = htons(ETH_P_IPV6);
+}
+
+/**
+ * sroce_xmit_dst_local() - does a route end at this host?
+ * @dst: the route
+ *
+ * Such a packet would reach the stack's loopback device and no sroce
+ * device at all: sroce_xmit_out() delivers it itself.
+ *
+ * Return: true for a local destination.
+ */
+bool sroce_xmit_dst_local(const struct dst_entry *dst)
+{
+	return dst->dev->flags & IFF_LOOPBACK;
 }
 
 /* The netdev that owns the (local) destination address, referenced. */
@@ -210,6 +225,96 @@ static int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb)
 }
 
 /**
+ * sroce_xmit_route() - the route of a RoCEv2 packet to an address vector
+ * @av: the destination
+ *
+ * Context: any; does not sleep.
+ * Return: a referenced dst, or an ERR_PTR (-ENETUNREACH, -EHOSTUNREACH).
+ */
+struct dst_entry *sroce_xmit_route(const struct sroce_av *av)
+{
+	return sroce_av_is_v6(av) ? sroce_route6(av) : sroce_route4(av);
+}
+
+/**
+ * sroce_xmit_ip_ids() - reserve IPv4 identification values
+ * @av: the destination (the IDs are drawn per address pair)
+ * @n: how many consecutive values the caller will use
+ *
+ * Return: the first; an IPv6 destination gets 0 (it has no such field).
+ */
+u16 sroce_xmit_ip_ids(const struct sroce_av *av, unsigned int n)
+{
+	struct iphdr iph = {
+		.protocol = IPPROTO_UDP,
+		.saddr = av->saddr.in4.sin_addr.s_addr,
+		.daddr = av->daddr.in4.sin_addr.s_addr,
+	};
+
+	if (sroce_av_is_v6(av))
+		return 0;
+	__ip_select_ident(&init_net, &iph, n);
+	return ntohs(iph.id);
+}
+
+/**
+ * sroce_xmit_hdrs() - put the UDP and IP headers in front of a packet and
+ *	fill its ICRC
+ * @skb: from sroce_xmit_alloc(), skb->data at the BTH
+ * @av: the destination
+ * @sport: the UDP source port (the QP's)
+ * @ip_id: the IPv4 identification (ignored for IPv6)
+ *
+ * The ICRC covers the headers as they are now: whoever changes one of its
+ * covered fields later (a GSO segment's length) must leave the packet as
+ * it was when it reaches the wire.
+ *
+ * Return: 0, or the error of sroce_icrc_skb_fill(); skb->data is at the
+ * IP header either way.
+ */
+int sroce_xmit_hdrs(struct sk_buff *skb, const struct sroce_av *av,
+		    u16 sport, u16 ip_id)
+{
+	sroce_push_udp(skb, sport);
+	if (sroce_av_is_v6(av))
+		sroce_push_ip6(skb, av);
+	else
+		sroce_push_ip4(skb, av, ip_id);
+	return sroce_icrc_skb_fill(skb);
+}
+
+/**
+ * sroce_xmit_out() - send a packet whose headers are complete
+ * @av: the destination
+ * @dst: its route, from sroce_xmit_route(); the reference is consumed
+ * @skb: the packet, skb->data at the IP header; consumed
+ *
+ * Return: as sroce_xmit().
+ */
+int sroce_xmit_out(const struct sroce_av *av, struct dst_entry *dst,
+		   struct sk_buff *skb)
+{
+	int err;
+
+	if (sroce_xmit_dst_local(dst)) {
+		dst_release(dst);
+		return sroce_xmit_local(av, skb);
+	}
+
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	if (sroce_av_is_v6(av)) {
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		err = ip6_local_out(&init_net, NULL, skb);
+	} else {
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		err = ip_local_out(&init_net, NULL, skb);
+	}
+	/* positive NET_XMIT_* codes: only NET_XMIT_CN still means sent */
+	return err > 0 ? net_xmit_errno(err) : err;
+}
+
+/**
  * sroce_xmit() - send one RoCEv2 packet
  * @sdev: the sending device
  * @av: the destination
@@ -227,42 +332,19 @@ static int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb)
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 	       struct sk_buff *skb)
 {
-	bool v6 = sroce_av_is_v6(av);
 	struct dst_entry *dst;
 	int err;
 
-	dst = v6 ? sroce_route6(av) : sroce_route4(av);
+	dst = sroce_xmit_route(av);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-
-	sroce_push_udp(skb, sport);
-	if (v6)
-		sroce_push_ip6(skb, av);
-	else
-		sroce_push_ip4(skb, av);
-	err = sroce_icrc_skb_fill(skb);
+	err = sroce_xmit_hdrs(skb, av, sport, sroce_xmit_ip_ids(av, 1));
 	if (err) {
 		dst_release(dst);
 		kfree_skb(skb);
 		return err;
 	}
-
-	if (dst->dev->flags & IFF_LOOPBACK) {
-		dst_release(dst);
-		return sroce_xmit_local(av, skb);
-	}
-
-	skb_dst_set(skb, dst);
-	skb->dev = dst->dev;
-	if (v6) {
-		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-		err = ip6_local_out(&init_net, NULL, skb);
-	} else {
-		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-		err = ip_local_out(&init_net, NULL, skb);
-	}
-	/* positive NET_XMIT_* codes: only NET_XMIT_CN still means sent */
-	return err > 0 ? net_xmit_errno(err) : err;
+	return sroce_xmit_out(av, dst, skb);
 }

@@ -23,6 +23,7 @@
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_req.h"
+#include "transport/sroce_req_window.h"
 #include "wire/sroce_pkt.h"
 #include "wire/sroce_psn.h"
 

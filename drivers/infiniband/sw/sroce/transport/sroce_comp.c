@@ -48,6 +48,7 @@
 #include "transport/sroce_comp_rules.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_req.h"
+#include "transport/sroce_req_window.h"
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_pkt.h"
 

@@ -25,6 +25,7 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_port.h"
 #include "core/sroce_task.h"
+#include "net/sroce_train.h"
 #include "net/sroce_tx.h"
 #include "obj/sroce_ah.h"
 #include "obj/sroce_cq.h"
@@ -148,6 +149,22 @@ int sroce_qp_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 {
 	return sroce_tx_send(to_sroce_dev(qp->ibqp.device), &p->av, p->sport,
 			     skb);
+}
+
+/**
+ * sroce_qp_train_send() - send a train of packets of a connected QP
+ * @qp: the QP
+ * @p: the snapshot of its parameters the packets were built from
+ * @t: the packets; empty afterwards
+ *
+ * Context: any.
+ * Return: as sroce_train_send().
+ */
+int sroce_qp_train_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
+			struct sroce_train *t)
+{
+	return sroce_train_send(to_sroce_dev(qp->ibqp.device), &p->av,
+				p->sport, t);
 }
 
 /* Stop the engines (tasks, then the timers that schedule them). */

@@ -22,6 +22,7 @@
 #include "transport/sroce_resp.h"
 
 struct sroce_dev;
+struct sroce_train;
 
 /**
  * struct sroce_qp_params - what modify_qp set, as the transport reads it
@@ -205,6 +206,8 @@ void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p);
 struct sk_buff *sroce_qp_pkt_alloc(struct sroce_qp *qp,
 				   const struct sroce_qp_params *p, u8 opcode,
 				   u32 psn, u32 paylen, bool ackreq, bool se);
+int sroce_qp_train_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
+			struct sroce_train *t);
 int sroce_qp_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		      struct sk_buff *skb);
 void sroce_qp_error(struct sroce_qp *qp);

@@ -6,8 +6,10 @@
  *
  * A WQE is started by taking a validated private copy into the SQ slot's
  * struct sroce_send_ctx, numbering its packets and moving the SQ head
- * past it; it then goes out one packet per call of the task function,
- * each packet carrying min(path MTU, bytes left). The payload comes from
+ * past it; it then goes out a train per call of the task function (up to
+ * 64 KiB of consecutive packets handed to the stack as one skb,
+ * sroce_train.c), each packet carrying min(path MTU, bytes left), as far
+ * as the send window (sroce_req_window.c) lets it. The payload comes from
  * the WQE's inline data or through the shared SGE cursor. Local
  * operations (LOCAL_INV, REG_MR, BIND_MW) run here too, once every WQE
  * before them has completed, and so do invalid WQEs (with their error);
@@ -40,11 +42,13 @@
 
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
+#include "net/sroce_train.h"
 #include "net/sroce_tx.h"
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_req.h"
 #include "transport/sroce_req_ud.h"
+#include "transport/sroce_req_window.h"
 #include "transport/sroce_wq.h"
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_opcode.h"
@@ -502,75 +506,6 @@ static bool sroce_req_cur_in_flight(struct sroce_qp *qp)
 	return ret;
 }
 
-/**
- * sroce_req_read_may_go() - may a READ request be sent now?
- * @una: the oldest unacknowledged PSN
- * @first_psn: the READ's first PSN
- * @last_psn: the PSN of its last response
- *
- * The responses a READ asks for must end fewer than SROCE_READ_WINDOW
- * PSNs past @una, unless the READ is the oldest WQE in flight itself: a
- * READ larger than the window must still go.
- *
- * Context: any.
- * Return: true if the request may be sent.
- */
-bool sroce_req_read_may_go(u32 una, u32 first_psn, u32 last_psn)
-{
-	return !sroce_psn_after(first_psn, una) ||
-	       sroce_psn_diff(last_psn, una) < SROCE_READ_WINDOW;
-}
-
-/*
- * Is the packet at @psn of @ctx outside the send window? A READ request
- * is as sroce_req_read_may_go() says. Other packets are if they lie
- * SROCE_REQ_WINDOW past the oldest unacknowledged PSN, but only while no
- * READ or atomic is outstanding: their PSN ranges are acknowledged by
- * responses, and that window over them would serialise large READs.
- */
-static bool sroce_req_window_full(struct sroce_qp *qp,
-				  const struct sroce_send_ctx *ctx, u32 psn)
-{
-	u32 una = READ_ONCE(qp->comp.una_psn);
-
-	if (ctx->wqe.opcode == IB_WR_RDMA_READ)
-		return !sroce_req_read_may_go(una, ctx->first_psn,
-					      ctx->last_psn);
-	return !qp->req.rd_atomic &&
-	       sroce_psn_diff(psn, una) >= SROCE_REQ_WINDOW;
-}
-
-/* Wait for the completer to open the window; false if it is open. */
-static bool sroce_req_window_wait(struct sroce_qp *qp,
-				  const struct sroce_send_ctx *ctx, u32 psn)
-{
-	if (!sroce_req_window_full(qp, ctx, psn))
-		return false;
-	set_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags);
-	/* pairs with sroce_req_window_kick(): see una move, or be kicked */
-	smp_mb__after_atomic();
-	if (sroce_req_window_full(qp, ctx, psn))
-		return true;
-	clear_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags);
-	return false;
-}
-
-/**
- * sroce_req_window_kick() - the oldest unacknowledged PSN moved
- * @qp: the QP
- *
- * Wakes the requester if it waits for the send window to open.
- *
- * Context: the completer, after it moved &sroce_comp.una_psn.
- */
-void sroce_req_window_kick(struct sroce_qp *qp)
-{
-	/* pairs with sroce_req_window_wait() */
-	smp_mb__before_atomic();
-	if (test_and_clear_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags))
-		sroce_task_schedule(&qp->req.task);
-}
-
 /* Everything before @end has been sent at least once. */
 static void sroce_req_note_sent(struct sroce_req *req, u32 end)
 {
@@ -599,17 +534,141 @@ void sroce_req_settle(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
 	sroce_task_schedule(&qp->comp.task);
 }
 
-/* Send the next packet of the WQE in progress. */
+/* Where a train started: what a refused train goes back to. */
+struct sroce_req_mark {
+	struct sroce_sge_cursor cur;
+	u32 npkt;
+	u32 since_ackreq;
+};
+
+/*
+ * Build packet req->npkt of the WQE in progress, shaped @pkt, and count
+ * it as sent. Return: the packet; NULL when memory is short; an ERR_PTR
+ * when its payload could not be gathered (a bad local key).
+ */
+static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
+				       const struct sroce_qp_params *p,
+				       struct sroce_send_ctx *ctx,
+				       const struct sroce_req_pkt *pkt)
+{
+	struct sroce_req *req = &qp->req;
+	u32 psn = sroce_psn_add(ctx->first_psn, req->npkt);
+	struct sk_buff *skb;
+	bool ackreq;
+
+	/* UC has no acknowledgements: no AckReq (IBA 9.2.3) */
+	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
+		 (sroce_req_want_ackreq(pkt->last, req->since_ackreq) ||
+		  sroce_wr_is_rd_atomic(ctx->wqe.opcode));
+	skb = sroce_qp_pkt_alloc(qp, p,
+				 sroce_opcode_on_transport(pkt->opcode,
+							   sroce_qp_transport(qp)),
+				 psn, pkt->paylen, ackreq,
+				 pkt->last && (ctx->wqe.send_flags & IB_SEND_SOLICITED));
+	if (!skb)
+		return NULL;
+	sroce_req_fill_hdrs(skb, &ctx->wqe, pkt);
+	if (pkt->paylen &&
+	    sroce_req_gather(qp, ctx, pkt, sroce_tx_payload(skb))) {
+		kfree_skb(skb);
+		return ERR_PTR(-EINVAL);
+	}
+
+	/* before it leaves: its answer may come back before the send returns */
+	sroce_req_note_sent(req, pkt->last ? sroce_psn_next(ctx->last_psn) :
+			    sroce_psn_next(psn));
+	req->since_ackreq = ackreq ? 0 : req->since_ackreq + 1;
+	req->npkt = pkt->last ? sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1 :
+				req->npkt + 1;
+	return skb;
+}
+
+/*
+ * Build the packets of the WQE in progress into @t, the first shaped
+ * @pkt, until the message ends, the send window closes, or @t is full.
+ * Return: 1 when the message's last packet is in @t; 0 when the rest
+ * waits; -ENOMEM when memory is short; -EINVAL when a payload could not
+ * be gathered.
+ */
+static int sroce_req_fill_train(struct sroce_qp *qp,
+				const struct sroce_qp_params *p,
+				struct sroce_send_ctx *ctx,
+				struct sroce_req_pkt *pkt, struct sroce_train *t)
+{
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	struct sroce_req *req = &qp->req;
+	struct sk_buff *skb;
+	u8 opcode;
+
+	for (;;) {
+		if (rc && sroce_req_window_wait(qp, ctx,
+						sroce_psn_add(ctx->first_psn,
+							      req->npkt)))
+			return 0;
+		skb = sroce_req_build(qp, p, ctx, pkt);
+		if (IS_ERR(skb))
+			return PTR_ERR(skb);
+		if (!skb)
+			return -ENOMEM;
+		sroce_train_add(t, skb);
+		if (pkt->last)
+			return 1;
+		/* the completer may retire the WQE on an ACK of a first copy */
+		if (!sroce_req_cur_in_flight(qp) ||
+		    !sroce_req_pkt_shape(ctx->wqe.opcode, ctx->wqe.length,
+					 ctx->mtu, req->npkt, pkt))
+			return 0;
+		opcode = sroce_opcode_on_transport(pkt->opcode,
+						   sroce_qp_transport(qp));
+		if (sroce_train_full(t, sroce_tx_len(opcode, pkt->paylen)))
+			return 0;
+	}
+}
+
+/* A packet's payload could not be gathered: the WQE fails locally. */
+static void sroce_req_fail_local(struct sroce_qp *qp,
+				 struct sroce_send_ctx *ctx)
+{
+	/* The completer reports it once the WQEs before it are done. */
+	ctx->status = IB_WC_LOC_PROT_ERR;
+	/* @status before @local: the completer reads them lockless */
+	smp_store_release(&ctx->local, true);
+	sroce_req_halt(qp);
+	sroce_req_end_msg(&qp->req);
+	sroce_task_schedule(&qp->comp.task);
+}
+
+/* The packets of a train are out; @ended: the message's last among them. */
+static int sroce_req_sent(struct sroce_qp *qp, const struct sroce_qp_params *p,
+			  struct sroce_send_ctx *ctx, bool ended)
+{
+	if (ended)
+		sroce_req_end_msg(&qp->req);
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		if (ended)
+			sroce_req_settle(qp, ctx, IB_WC_SUCCESS);
+		return 1;
+	}
+	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
+		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
+				SROCE_CNT_RDMA_SENDS);
+	sroce_comp_arm_retry(qp, p);
+	return 1;
+}
+
+/*
+ * Send the next packets of the WQE in progress: as many as fit one train
+ * (sroce_train.c) and the send window.
+ */
 static int sroce_req_send_next(struct sroce_qp *qp,
 			       const struct sroce_qp_params *p)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_send_ctx *ctx = &req->ctx[req->cur_idx];
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	struct sroce_sge_cursor cur;
+	struct sroce_train train;
+	struct sroce_req_mark mark;
 	struct sroce_req_pkt pkt;
-	struct sk_buff *skb;
-	bool ackreq;
+	int ret;
 
 	if (sroce_qp_transport(qp) == IB_OPCODE_UD)
 		return sroce_req_ud_send(qp, p);
@@ -620,59 +679,28 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		sroce_req_end_msg(req);
 		return 1;
 	}
-	/* UC has no acknowledgements: no window, no AckReq (IBA 9.2.3) */
-	if (rc && sroce_req_window_wait(qp, ctx, sroce_psn_add(ctx->first_psn,
-							       req->npkt)))
-		return 0;
-	ackreq = rc && (sroce_req_want_ackreq(pkt.last, req->since_ackreq) ||
-			sroce_wr_is_rd_atomic(ctx->wqe.opcode));
-	skb = sroce_qp_pkt_alloc(qp, p,
-				 sroce_opcode_on_transport(pkt.opcode,
-							   sroce_qp_transport(qp)),
-				 sroce_psn_add(ctx->first_psn, req->npkt),
-				 pkt.paylen, ackreq,
-				 pkt.last && (ctx->wqe.send_flags & IB_SEND_SOLICITED));
-	if (!skb)
-		return 1;	/* no memory: try again */
-	sroce_req_fill_hdrs(skb, &ctx->wqe, &pkt);
-	cur = req->cur;
-	if (pkt.paylen &&
-	    sroce_req_gather(qp, ctx, &pkt, sroce_tx_payload(skb))) {
-		kfree_skb(skb);
-		/* The completer reports it once the WQEs before it are done. */
-		ctx->status = IB_WC_LOC_PROT_ERR;
-		/* @status before @local: the completer reads them lockless */
-		smp_store_release(&ctx->local, true);
-		sroce_req_halt(qp);
-		sroce_req_end_msg(req);
-		sroce_task_schedule(&qp->comp.task);
+	mark.cur = req->cur;
+	mark.npkt = req->npkt;
+	mark.since_ackreq = req->since_ackreq;
+	sroce_train_init(&train);
+	ret = sroce_req_fill_train(qp, p, ctx, &pkt, &train);
+	if (ret == -EINVAL) {
+		if (train.n)
+			sroce_qp_train_send(qp, p, &train);
+		sroce_req_fail_local(qp, ctx);
 		return 0;
 	}
-
-	/* before it leaves: its answer may come back before the send returns */
-	sroce_req_note_sent(req, pkt.last ? sroce_psn_next(ctx->last_psn) :
-			    sroce_psn_add(ctx->first_psn, req->npkt + 1));
-	if (sroce_qp_pkt_send(qp, p, skb) == -ENOBUFS) {
-		/* The netdev's queue is full: send this packet again later. */
-		req->cur = cur;
+	if (!train.n)
+		return ret == -ENOMEM;	/* no memory: try again */
+	if (sroce_qp_train_send(qp, p, &train) == -ENOBUFS) {
+		/* The netdev's queue is full: send the train again later. */
+		req->cur = mark.cur;
+		req->npkt = mark.npkt;
+		req->since_ackreq = mark.since_ackreq;
 		sroce_task_schedule_after(&req->task, SROCE_TX_BACKOFF);
 		return 0;
 	}
-	req->since_ackreq = ackreq ? 0 : req->since_ackreq + 1;
-	req->npkt = pkt.last ? sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1 :
-			       req->npkt + 1;
-	if (pkt.last)
-		sroce_req_end_msg(req);
-	if (!rc) {
-		if (pkt.last)
-			sroce_req_settle(qp, ctx, IB_WC_SUCCESS);
-		return 1;
-	}
-	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
-		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
-				SROCE_CNT_RDMA_SENDS);
-	sroce_comp_arm_retry(qp, p);
-	return 1;
+	return sroce_req_sent(qp, p, ctx, ret == 1);
 }
 
 /**

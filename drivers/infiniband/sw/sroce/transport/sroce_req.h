@@ -160,9 +160,7 @@ int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_request_rewind(struct sroce_qp *qp, u32 psn);
-void sroce_req_window_kick(struct sroce_qp *qp);
 bool sroce_wr_is_rd_atomic(u32 wr_opcode);
-bool sroce_req_read_may_go(u32 una, u32 first_psn, u32 last_psn);
 
 u32 sroce_req_npkts(u32 wr_opcode, u32 length, u32 mtu);
 bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,

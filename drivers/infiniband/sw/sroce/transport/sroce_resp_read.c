@@ -34,6 +34,7 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
 #include "mem/sroce_mr.h"
+#include "net/sroce_train.h"
 #include "net/sroce_tx.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_resp.h"
@@ -43,18 +44,22 @@
 #include "wire/sroce_pkt.h"
 #include "wire/sroce_psn.h"
 
-/* One READ response packet: @n bytes from @mr at @va (no MR when 0). */
-static int sroce_resp_read_pkt(struct sroce_qp *qp,
-			       const struct sroce_qp_params *p,
-			       struct sroce_mr *mr, u64 va, u32 n, u8 opcode,
-			       u32 psn)
+/*
+ * Build one READ response packet: @n bytes from @mr at @va (no MR when
+ * 0). Return: the packet, or an ERR_PTR (-ENOMEM, or -EFAULT when the
+ * MR could not be read).
+ */
+static struct sk_buff *sroce_resp_read_pkt(struct sroce_qp *qp,
+					   const struct sroce_qp_params *p,
+					   struct sroce_mr *mr, u64 va, u32 n,
+					   u8 opcode, u32 psn)
 {
 	struct sroce_aeth *aeth;
 	struct sk_buff *skb;
 
 	skb = sroce_qp_pkt_alloc(qp, p, opcode, psn, n, false, false);
 	if (!skb)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	if (opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) {
 		aeth = (void *)(skb->data + SROCE_BTH_LEN);
 		sroce_aeth_set_type(aeth, SROCE_AETH_ACK);
@@ -64,9 +69,9 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp,
 	if (n && sroce_mr_copy(mr, va, sroce_tx_payload(skb), n,
 			       SROCE_COPY_FROM_MR)) {
 		kfree_skb(skb);
-		return -EFAULT;
+		return ERR_PTR(-EFAULT);
 	}
-	return sroce_qp_pkt_send(qp, p, skb);
+	return skb;
 }
 
 static u8 sroce_read_resp_opcode(bool first, bool last)
@@ -93,9 +98,9 @@ static void sroce_resp_serve_start(struct sroce_resp *resp,
  * @qp: the QP; &sroce_resp.serving is set
  * @p: its parameters
  *
- * At most SROCE_RESP_READ_BUDGET packets. The R_Key is looked up again for what is left,
- * so an MR invalidated or deregistered meanwhile ends the response with
- * a remote access error NAK. A packet a full queue on the way out
+ * At most SROCE_RESP_READ_BUDGET packets, in one train. The R_Key is
+ * looked up again for what is left, so an MR invalidated or deregistered
+ * meanwhile ends the response with a remote access error NAK. A train a full queue on the way out
  * refused is sent again after SROCE_TX_BACKOFF; one the network refused
  * for another reason is lost like any other and left to the requester's
  * retry.
@@ -110,8 +115,10 @@ void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
 	struct sroce_resp_res *res = resp->serving;
 	u32 off = sroce_resp_read_offset(0, res->next, mtu);
 	u32 left = res->read.len - min(off, res->read.len);
+	u32 budget, n, mark, start = res->next;
 	struct sroce_mr *mr = NULL;
-	u32 budget, n, mark;
+	struct sroce_train train;
+	struct sk_buff *skb;
 	int err = 0;
 	u8 opcode;
 
@@ -130,26 +137,34 @@ void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
 		if (!mr)
 			err = -EFAULT;
 	}
+	sroce_train_init(&train);
 	for (budget = SROCE_RESP_READ_BUDGET; !err && budget; budget--) {
 		if (res->next == res->npkts)
 			break;
 		n = sroce_pkt_payload(left, mtu);
 		opcode = sroce_read_resp_opcode(res->next == res->start,
 						res->next + 1 == res->npkts);
-		err = sroce_resp_read_pkt(qp, p, mr, res->read.va + off, n,
+		if (sroce_train_full(&train, sroce_tx_len(opcode, n)))
+			break;
+		skb = sroce_resp_read_pkt(qp, p, mr, res->read.va + off, n,
 					  opcode,
 					  sroce_psn_add(res->first_psn, res->next));
-		if (err == -ENOBUFS) {
-			/* a full queue on the way out: this packet again later */
-			sroce_task_schedule_after(&resp->task, SROCE_TX_BACKOFF);
-			err = 0;
+		if (PTR_ERR_OR_ZERO(skb) == -EFAULT) {
+			err = -EFAULT;
 			break;
 		}
-		if (err != -EFAULT)
-			err = 0;
+		/* no memory: the packet is lost, for the requester to ask again */
+		if (!IS_ERR(skb))
+			sroce_train_add(&train, skb);
 		res->next++;
 		off += n;
 		left -= n;
+	}
+	if (train.n && sroce_qp_train_send(qp, p, &train) == -ENOBUFS &&
+	    !err) {
+		/* a full queue on the way out: these packets again later */
+		res->next = start;
+		sroce_task_schedule_after(&resp->task, SROCE_TX_BACKOFF);
 	}
 	if (mr)
 		sroce_mr_put(mr);
