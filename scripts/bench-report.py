@@ -146,6 +146,7 @@ class Report:
         cols = [(SROCE, RXE)] if RXE in self.provs else []
         if BASE in self.provs:
             cols.append((SROCE, BASE))
+        cols += [(SROCE, p) for p in self.provs if p.startswith(SROCE + ":")]
         return cols
 
     def table(self):

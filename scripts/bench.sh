@@ -12,7 +12,10 @@
 #                         [--base REV] [run.sh option...]
 #   --rounds N        rounds of the matrix (default 3)
 #   --quick           4 KiB and 64 KiB bandwidth and 2 B latency only
-#   --providers "P"   of sroce, sroce-tasklet, rxe (default "sroce rxe")
+#   --only ERE        only the cells whose "test size qps" matches
+#   --providers "P"   of sroce, sroce-tasklet, rxe (default "sroce rxe"),
+#                     and sroce:PARAM=VALUE[:...] (sroce.ko with those
+#                     module parameters, e.g. sroce:tx_gso=0)
 #   --base REV        also measure sroce.ko built from git revision REV,
 #                     in the same boot ("base": a change against the
 #                     build before it)
@@ -63,6 +66,7 @@ main() {
 		case $1 in
 		--rounds) append+=("bench.rounds=$2"); shift 2 ;;
 		--quick) append+=(bench.quick=1); shift ;;
+		--only) append+=("bench.only=$2"); shift 2 ;;
 		--profile) append+=("bench.profile=$2"); shift 2 ;;
 		--providers) append+=("bench.providers=${2// /,}"); shift 2 ;;
 		--base)

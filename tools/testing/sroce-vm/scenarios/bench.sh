@@ -24,10 +24,16 @@
 #   ib_write_bw, ib_send_bw, ib_read_bw  64 B to 1 MiB by factors of 4,
 #                                        and 64 KiB over 8 QPs (-q 8)
 #   ib_send_lat, ib_write_lat            2 B and 4 KiB
-# bench.quick=1 keeps 4 KiB and 64 KiB bandwidth and 2 B latency.
+# bench.quick=1 keeps 4 KiB and 64 KiB bandwidth and 2 B latency;
+# bench.only=ERE keeps the cells whose "test size qps" matches.
+#
+# Providers (bench.providers, comma-separated): sroce, sroce-tasklet,
+# base, rxe, and sroce:PARAM=VALUE[:PARAM=VALUE...], sroce.ko loaded with
+# those module parameters (e.g. sroce:tx_gso=0: a lever off, same boot).
 #
 # bench.profile=TEST,SIZE (e.g. ib_write_bw,65536): in round 1, after the
-# measured run of that cell, each provider runs it once more under
+# measured run of that cell, each provider runs it once more, with ten
+# times its iterations, under
 # "perf record -a" (cpu-clock: TCG has no PMU), not counted; the flat
 # profile by object and by symbol goes to profile-PROVIDER-MTU.txt.
 #
@@ -58,6 +64,7 @@ RAW=$SROCE_RESULTS/bench-raw.txt
 COUNTERS=$SROCE_RESULTS/bench-counters.txt
 ROUNDS=$(sroce_cmdline_var bench rounds 3)
 QUICK=$(sroce_cmdline_var bench quick 0)
+ONLY=$(sroce_cmdline_var bench only "")
 BASE_KO=$(sroce_cmdline_var bench base "")
 BASE_REV=$(sroce_cmdline_var bench base_rev "")
 PROFILE=$(sroce_cmdline_var bench profile "")
@@ -78,8 +85,15 @@ bw_iters() {
 	echo "$n"
 }
 
-# cells: "test size qps iterations" per line.
+# cells: "test size qps iterations" per line, of those bench.only keeps.
 cells() {
+	all_cells | while read -r test size qps n; do
+		[[ -z $ONLY || "$test $size $qps" =~ $ONLY ]] || continue
+		echo "$test $size $qps $n"
+	done
+}
+
+all_cells() {
 	local test size sizes=(64 256 1024 4096 16384 65536 262144 1048576)
 	local lat=(2 4096)
 
@@ -101,11 +115,12 @@ cells() {
 
 # provider_up NAME NETDEV-MTU: load the provider and make DEV0/DEV1.
 provider_up() {
-	local type=sroce
+	local type=sroce params
 
 	case $1 in
 	sroce) sroce_load_ko ;;
 	sroce-tasklet) sroce_load_ko exec=tasklet ;;
+	sroce:*) IFS=: read -r -a params <<<"${1#sroce:}"; sroce_load_ko "${params[@]}" ;;
 	base) SROCE_KO=$BASE_KO sroce_load_ko ;;
 	rxe) sroce_load_rxe; type=rxe ;;
 	*) sroce_fail "unknown provider '$1'" ;;
@@ -200,12 +215,20 @@ profile() {
 	echo enable >&"$cfd"
 	read -r -t 120 _ <&"$afd" || sroce_log "perf did not confirm it records"
 	exec {afd}<&- {cfd}>&-
-	perf_run "$1-$2-$3-$4-profile" "$3" dev0 dev1 4 "$2" "$4" "$5" \
+	# ten times the cell's iterations: perftest's start and its TCP
+	# handshake would otherwise take most of the samples
+	perf_run "$1-$2-$3-$4-profile" "$3" dev0 dev1 4 "$2" "$4" "$(($5 * 10))" \
 		2>/dev/null || sroce_log "profile run of $1 $3 $4: $PERF_WHY"
 	kill -INT "$pid" 2>/dev/null || sroce_log "perf record ended early"
 	wait "$pid" || true
 	{
 		echo "# $1, path MTU $2, $3 $4 B: cpu-clock samples of every CPU"
+		echo "# by CPU:"
+		perf report -i "$data" --stdio --no-children --sort cpu \
+			2>/dev/null | grep -v -e '^#' -e '^$' || true
+		echo "# by CPU and object:"
+		perf report -i "$data" --stdio --no-children --sort cpu,dso \
+			--percent-limit 0.5 2>/dev/null | grep -v -e '^#' -e '^$' || true
 		echo "# by object:"
 		perf report -i "$data" --stdio --no-children --sort dso \
 			--percent-limit 0.5 2>/dev/null | grep -v -e '^#' -e '^$' || true

@@ -106,6 +106,7 @@
 #include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/cpumask.h>
+#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/preempt.h>
@@ -201,20 +202,48 @@ enum sroce_task_exec sroce_task_default_exec(void)
 	return READ_ONCE(sroce_task_exec_param);
 }
 
-/* Queue one dispatch: the state becomes SCHEDULED. */
-static void sroce_task_queue(struct sroce_task *t)
+/*
+ * A CPU other than this one for a dispatch of @t, spread over the others
+ * by @t's address; WORK_CPU_UNBOUND when this is the only CPU online.
+ */
+static int sroce_task_away_cpu(const struct sroce_task *t)
+{
+	unsigned int n = num_online_cpus(), skip;
+	int cpu = raw_smp_processor_id();
+
+	if (n < 2)
+		return WORK_CPU_UNBOUND;
+	for (skip = 1 + hash_ptr(t, 16) % (n - 1); skip; skip--) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
+	return cpu;
+}
+
+/* Queue one dispatch (on @away if it is a CPU): the state becomes SCHEDULED. */
+static void sroce_task_queue_on(struct sroce_task *t, int away)
 	__must_hold(&t->lock)
 {
 	lockdep_assert_held(&t->lock);
 	t->state = SROCE_TASK_SCHEDULED;
 	if (t->exec == SROCE_TASK_TASKLET)
 		tasklet_schedule(&t->tasklet);
+	else if (t->cpu == WORK_CPU_UNBOUND && away != WORK_CPU_UNBOUND &&
+		 cpu_online(away))
+		queue_work_on(away, sroce_task_pinned_wq, &t->work);
 	else if (t->cpu == WORK_CPU_UNBOUND)
 		queue_work(sroce_task_wq, &t->work);
 	else if (cpu_online(t->cpu))
 		queue_work_on(t->cpu, sroce_task_pinned_wq, &t->work);
 	else
 		queue_work(sroce_task_pinned_wq, &t->work);
+}
+
+static void sroce_task_queue(struct sroce_task *t)
+	__must_hold(&t->lock)
+{
+	sroce_task_queue_on(t, WORK_CPU_UNBOUND);
 }
 
 /*
@@ -431,6 +460,31 @@ void sroce_task_schedule(struct sroce_task *t)
 
 	spin_lock_irqsave(&t->lock, flags);
 	sroce_task_request(t, false);
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * sroce_task_schedule_away() - make sure the work function runs soon, on
+ *	another CPU if it is idle now
+ * @t: the task
+ *
+ * As sroce_task_schedule(), but an idle task that is not bound to a CPU
+ * (sroce_task_set_cpu()) is dispatched on a CPU other than the caller's.
+ * For bulk work handed over by the receive softirq: on a veth that runs
+ * on the sending CPU, and where the CPUs share no cache the scheduler
+ * wakes an unbound worker beside its waker and leaves the others idle.
+ *
+ * Context: any, including hard interrupts.
+ */
+void sroce_task_schedule_away(struct sroce_task *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!t->disabled && t->state == SROCE_TASK_IDLE)
+		sroce_task_queue_on(t, sroce_task_away_cpu(t));
+	else
+		sroce_task_request(t, false);
 	spin_unlock_irqrestore(&t->lock, flags);
 }
 

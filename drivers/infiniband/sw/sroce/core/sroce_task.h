@@ -114,6 +114,7 @@ void sroce_task_init_exec(struct sroce_task *t, const char *name,
 int sroce_task_pick_cpu(bool here);
 void sroce_task_set_cpu(struct sroce_task *t, int cpu);
 void sroce_task_schedule(struct sroce_task *t);
+void sroce_task_schedule_away(struct sroce_task *t);
 void sroce_task_schedule_after(struct sroce_task *t, unsigned long ticks);
 bool sroce_task_delayed(struct sroce_task *t);
 void sroce_task_run(struct sroce_task *t);

@@ -47,6 +47,7 @@
 #include "transport/sroce_comp.h"
 #include "transport/sroce_comp_rules.h"
 #include "transport/sroce_qp.h"
+#include "transport/sroce_rcv.h"
 #include "transport/sroce_req.h"
 #include "transport/sroce_req_window.h"
 #include "wire/sroce_hdr.h"
@@ -734,6 +735,10 @@ static int sroce_comp_run(void *arg)
 			sroce_comp_check_drained(qp);
 		return 0;
 	}
+	if (!sroce_rcv_verify(to_sroce_dev(qp->ibqp.device), skb)) {
+		kfree_skb(skb);
+		return 1;
+	}
 	pkt = sroce_skb_pkt(skb);
 	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE)
 		sroce_comp_ack(qp, &p, sroce_pkt_aeth(skb, pkt), pkt->psn);
@@ -774,7 +779,8 @@ void sroce_comp_kick(struct sroce_qp *qp)
  * slots: rping, which posts a SEND per message without waiting for the
  * last one's completion, saw its 16-deep send queue fill that way on one
  * vCPU. Responses that carry data (READ, atomic), and anything behind a
- * backlog, go to the worker: their scatter is no work for softirq. Past
+ * backlog, go to the worker: their scatter is no work for softirq; the
+ * first and middle packets of a READ response wake it on another CPU. Past
  * SROCE_COMP_BACKLOG packets waiting, the packet is dropped and counted
  * (dropped_backlog): the retry rules recover what it carried.
  *
@@ -790,14 +796,14 @@ void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const struct sroce_pkt *pkt = sroce_skb_pkt(skb);
 	bool ack = pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE;
+	bool burst = !(pkt->info->flags & SROCE_OPF_LAST);
 	struct sroce_comp *comp = &qp->comp;
 	bool closed, full, here = false;
 	unsigned long flags;
 
 	if (!sroce_psn_before(pkt->psn, READ_ONCE(qp->req.sent_psn))) {
-		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
-				SROCE_CNT_DROPPED_UNSENT);
-		kfree_skb(skb);
+		sroce_rcv_refuse(to_sroce_dev(qp->ibqp.device), skb,
+				 SROCE_CNT_DROPPED_UNSENT);
 		return;
 	}
 	spin_lock_irqsave(&comp->rxq.lock, flags);
@@ -809,14 +815,14 @@ void sroce_comp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	spin_unlock_irqrestore(&comp->rxq.lock, flags);
 	if (closed || full) {
-		if (full)
-			sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
-					SROCE_CNT_DROPPED_BACKLOG);
-		kfree_skb(skb);
+		sroce_rcv_refuse(to_sroce_dev(qp->ibqp.device), skb,
+				 full ? SROCE_CNT_DROPPED_BACKLOG : SROCE_CNT_NR);
 		return;
 	}
 	if (here)
 		sroce_comp_kick(qp);
+	else if (burst)
+		sroce_task_schedule_away(&comp->task);
 	else
 		sroce_task_schedule(&comp->task);
 }

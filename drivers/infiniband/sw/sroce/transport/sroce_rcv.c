@@ -8,6 +8,17 @@
  * attached to its group. Every drop on the way in, from the parser's
  * verdict on, is counted here, in the device counter of its reason.
  *
+ * The ICRC of a packet with a payload is checked by the engine that takes
+ * it off the QP's queue (sroce_rcv_verify()), not in the receive softirq:
+ * on a veth that softirq runs on the sending CPU, and the CRC pass over
+ * the payload is most of the receive side's work, which the engine, woken
+ * on another CPU, can do in parallel. Only the headers decide where such
+ * a packet is queued; a READ request, an ACK or anything else without a
+ * payload, which can change an engine's state as it is queued, is
+ * checked first. A packet dropped on the way in is checked before its
+ * drop is counted, so that every counter keeps its meaning: rcvd_pkts
+ * counts packets whose ICRC is good, icrc_err those whose is not.
+ *
  * Copyright (c) 2026 The sroce authors
  */
 
@@ -15,6 +26,7 @@
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/moduleparam.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/ipv6.h>
@@ -27,6 +39,11 @@
 #include "transport/sroce_rcv.h"
 #include "transport/sroce_resp.h"
 #include "wire/sroce_pkt.h"
+
+static bool sroce_rcv_icrc_later = true;
+module_param_named(icrc_later, sroce_rcv_icrc_later, bool, 0644);
+MODULE_PARM_DESC(icrc_later,
+		 "Check the ICRC of a packet with a payload in the engine that takes it, not on receive (default: on)");
 
 /* The device counter each drop reason is counted in. */
 static const enum sroce_counter sroce_drop_counters[] = {
@@ -75,6 +92,79 @@ enum sroce_counter sroce_drop_counter(enum sroce_drop_reason why)
 void sroce_rcv_count_drop(struct sroce_dev *sdev, enum sroce_drop_reason why)
 {
 	sroce_stats_inc(sdev, sroce_drop_counter(why));
+}
+
+/* Count a packet that passed every check. */
+static void sroce_rcv_count(struct sroce_dev *sdev, const struct sk_buff *skb)
+{
+	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+}
+
+/**
+ * sroce_rcv_verify() - check the ICRC of a packet whose check was deferred
+ * @sdev: the device that received it
+ * @skb: the packet, as sroce_rcv_skb() queued it (skb->data at the BTH)
+ *
+ * A packet that was checked already passes. One whose ICRC is wrong is
+ * counted in icrc_err; one whose ICRC is good is counted as received.
+ *
+ * Context: any; the engine that took @skb off its queue, before it acts
+ * on the packet.
+ * Return: true if the packet may be acted on; false if the caller must
+ * drop it (it is counted).
+ */
+bool sroce_rcv_verify(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	enum sroce_drop_reason why;
+
+	if (!(pkt->flags & SROCE_PKT_ICRC_LATER))
+		return true;
+	pkt->flags &= ~SROCE_PKT_ICRC_LATER;
+	if (sroce_pkt_check_icrc(skb, &why)) {
+		sroce_rcv_count_drop(sdev, why);
+		return false;
+	}
+	sroce_rcv_count(sdev, skb);
+	return true;
+}
+
+/**
+ * sroce_rcv_drop() - drop a received packet and count why
+ * @sdev: the device that received it
+ * @skb: the packet; consumed
+ * @why: why it is dropped
+ *
+ * A packet whose ICRC was not checked yet is checked first: a bad one is
+ * counted as such, whatever else was wrong with it.
+ *
+ * Context: any.
+ */
+void sroce_rcv_drop(struct sroce_dev *sdev, struct sk_buff *skb,
+		    enum sroce_drop_reason why)
+{
+	if (sroce_rcv_verify(sdev, skb))
+		sroce_rcv_count_drop(sdev, why);
+	kfree_skb(skb);
+}
+
+/**
+ * sroce_rcv_refuse() - drop a packet an engine's queue refused
+ * @sdev: the device that received it
+ * @skb: the packet; consumed
+ * @cnt: the counter of the refusal, or SROCE_CNT_NR for none
+ *
+ * As sroce_rcv_drop(), with a counter rather than a drop reason.
+ *
+ * Context: any.
+ */
+void sroce_rcv_refuse(struct sroce_dev *sdev, struct sk_buff *skb,
+		      enum sroce_counter cnt)
+{
+	if (sroce_rcv_verify(sdev, skb) && cnt != SROCE_CNT_NR)
+		sroce_stats_inc(sdev, cnt);
+	kfree_skb(skb);
 }
 
 /* Does the packet come from the QP's peer to the QP's own address? */
@@ -158,8 +248,7 @@ static void sroce_rcv_qp(struct sroce_dev *sdev, struct sk_buff *skb,
 	sroce_qp_put(qp);
 	return;
 drop:
-	sroce_rcv_count_drop(sdev, why);
-	kfree_skb(skb);
+	sroce_rcv_drop(sdev, skb, why);
 }
 
 /*
@@ -183,8 +272,12 @@ static void sroce_rcv_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	n = sroce_mcast_members(&sdev->mcast, &mgid, qpns);
 	if (!n || skb_linearize(skb)) {
-		sroce_rcv_count_drop(sdev, n ? SROCE_DROP_NOMEM :
-						     SROCE_DROP_NO_QP);
+		sroce_rcv_drop(sdev, skb, n ? SROCE_DROP_NOMEM :
+					      SROCE_DROP_NO_QP);
+		return;
+	}
+	/* once, before the clones share it */
+	if (!sroce_rcv_verify(sdev, skb)) {
 		kfree_skb(skb);
 		return;
 	}
@@ -215,8 +308,7 @@ static void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
 
 	if (!pkt->info) {
-		sroce_rcv_count_drop(sdev, SROCE_DROP_NO_QP);
-		kfree_skb(skb);
+		sroce_rcv_drop(sdev, skb, SROCE_DROP_NO_QP);
 		return;
 	}
 	if (pkt->qpn == IB_MULTICAST_QPN &&
@@ -232,7 +324,6 @@ static void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
  * @sdev: the device whose netdev received it (the caller holds a
  *	reference)
  * @skb: the packet, skb->data at its UDP header and its network header set
- *
  * The receive callback net/sroce_net.c is given at module init: packets
  * from the UDP socket and the local deliveries of the transmit path come
  * through here.
@@ -244,18 +335,23 @@ static void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	enum sroce_drop_reason why;
+	struct sroce_pkt *pkt;
 
 	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
 		sroce_rcv_count_drop(sdev, SROCE_DROP_FRAMING);
 		return -EINVAL;
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
-	if (sroce_pkt_parse(skb, sroce_skb_pkt(skb), &why)) {
+	pkt = sroce_skb_pkt(skb);
+	if (sroce_pkt_parse_hdrs(skb, pkt, &why)) {
 		sroce_rcv_count_drop(sdev, why);
 		return -EINVAL;
 	}
-	sroce_stats_inc(sdev, SROCE_CNT_RCVD_PKTS);
-	sroce_stats_add(sdev, SROCE_CNT_RCVD_BYTES, skb->len);
+	/* a payload's ICRC is for the engine that takes it (see above) */
+	pkt->flags |= SROCE_PKT_ICRC_LATER;
+	if ((!pkt->paylen || !READ_ONCE(sroce_rcv_icrc_later)) &&
+	    !sroce_rcv_verify(sdev, skb))
+		return -EINVAL;
 	sroce_rcv(sdev, skb);
 	return 0;
 }

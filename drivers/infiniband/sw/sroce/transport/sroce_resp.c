@@ -54,6 +54,7 @@
 #include "obj/sroce_cq.h"
 #include "obj/sroce_srq.h"
 #include "transport/sroce_qp.h"
+#include "transport/sroce_rcv.h"
 #include "transport/sroce_resp.h"
 #include "transport/sroce_resp_read.h"
 #include "transport/sroce_resp_res.h"
@@ -751,6 +752,10 @@ static int sroce_resp_run(void *arg)
 	if (!skb)
 		return 0;
 	resp->arrival = resp->arrivals++;
+	if (!sroce_rcv_verify(to_sroce_dev(qp->ibqp.device), skb)) {
+		kfree_skb(skb);
+		return 1;
+	}
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		sroce_resp_uc_request(qp, &p, skb, sroce_skb_pkt(skb));
 	else if (sroce_qp_transport(qp) == IB_OPCODE_UD)
@@ -793,12 +798,18 @@ void sroce_resp_kick(struct sroce_qp *qp)
  * with SROCE_RESP_INLINE_CALLS calls: one executes it, the next finds
  * the responder idle, so no worker is woken for it. Its work is bounded
  * by one packet's payload. A READ request is left to the worker: its
- * responses are up to SROCE_RESP_READ_BUDGET packets a call.
+ * responses are up to SROCE_RESP_READ_BUDGET packets a call. So is the
+ * first or a middle packet of a message, whose next packets are on their
+ * way, and that worker is woken on another CPU
+ * (sroce_task_schedule_away()): it copies the message while this one
+ * goes back to the network.
  *
  * Context: any.
  */
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
+	/* more of its message follows: part of a burst */
+	bool burst = !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_LAST);
 	struct sroce_resp *resp = &qp->resp;
 	bool closed, full, lone = false;
 	unsigned long flags;
@@ -808,20 +819,20 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	closed = resp->closed;
 	if (!closed && !full) {
 		sroce_resp_mark_queued(resp, sroce_skb_pkt(skb));
-		lone = skb_queue_empty(&resp->rxq) &&
+		lone = skb_queue_empty(&resp->rxq) && !burst &&
 		       !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_READ);
 		__skb_queue_tail(&resp->rxq, skb);
 	}
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
 	if (closed || full) {
-		if (full)
-			sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
-					SROCE_CNT_DROPPED_BACKLOG);
-		kfree_skb(skb);
+		sroce_rcv_refuse(to_sroce_dev(qp->ibqp.device), skb,
+				 full ? SROCE_CNT_DROPPED_BACKLOG : SROCE_CNT_NR);
 		return;
 	}
 	if (lone && sroce_task_may_inline(&resp->task))
 		sroce_task_run_budget(&resp->task, SROCE_RESP_INLINE_CALLS);
+	else if (burst)
+		sroce_task_schedule_away(&resp->task);
 	else
 		sroce_task_schedule(&resp->task);
 }

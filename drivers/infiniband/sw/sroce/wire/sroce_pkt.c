@@ -156,7 +156,8 @@ static int sroce_pkt_fail(enum sroce_drop_reason *why,
 }
 
 /**
- * sroce_pkt_parse() - validate a received RoCEv2 packet and describe it
+ * sroce_pkt_parse_hdrs() - validate a received RoCEv2 packet but for its
+ *	ICRC, and describe it
  * @skb: the packet: skb->data at the BTH, the IP and UDP headers right in
  *	front of it, skb_network_header() at the IP header, skb->len the
  *	UDP payload (BTH to ICRC)
@@ -166,7 +167,7 @@ static int sroce_pkt_fail(enum sroce_drop_reason *why,
  * The checks run in this order, the first failure deciding the reason:
  * IP/UDP framing, length of a BTH and an ICRC, TVer, CNP, opcode, length
  * of the opcode's headers and an ICRC, the pad rules, no payload where
- * the opcode has none, P_Key, ICRC. The
+ * the opcode has none, P_Key. The ICRC is sroce_pkt_check_icrc()'s. The
  * headers up to the payload are made linear, which may reallocate the
  * skb head (pointers into it taken earlier go stale); skb->len and the
  * packet bytes are not changed. Nothing outside @skb, @pkt and @why is
@@ -181,11 +182,9 @@ static int sroce_pkt_fail(enum sroce_drop_reason *why,
  *
  * Return: 0, or -EINVAL with *@why set.
  */
-int sroce_pkt_parse(struct sk_buff *skb, struct sroce_pkt *pkt,
-		    enum sroce_drop_reason *why)
+int sroce_pkt_parse_hdrs(struct sk_buff *skb, struct sroce_pkt *pkt,
+			 enum sroce_drop_reason *why)
 {
-	int err;
-
 	if (!sroce_pkt_framing_ok(skb, pkt))
 		return sroce_pkt_fail(why, SROCE_DROP_FRAMING);
 	if (skb->len < SROCE_BTH_LEN + SROCE_ICRC_LEN)
@@ -214,11 +213,44 @@ int sroce_pkt_parse(struct sk_buff *skb, struct sroce_pkt *pkt,
 		return sroce_pkt_fail(why, SROCE_DROP_PKEY);
 	if (!pskb_may_pull(skb, pkt->hdr_len))
 		return sroce_pkt_fail(why, SROCE_DROP_NOMEM);
+	return 0;
+}
 
-	err = sroce_icrc_skb_check(skb);
+/**
+ * sroce_pkt_check_icrc() - verify the ICRC of a packet
+ * @skb: a packet sroce_pkt_parse_hdrs() accepted, as it left it
+ * @why: set to the reason when the ICRC is wrong
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL with *@why set (SROCE_DROP_ICRC, or
+ * SROCE_DROP_FRAMING when the IP and UDP headers do not frame it).
+ */
+int sroce_pkt_check_icrc(struct sk_buff *skb, enum sroce_drop_reason *why)
+{
+	int err = sroce_icrc_skb_check(skb);
+
 	if (err == -EBADMSG)
 		return sroce_pkt_fail(why, SROCE_DROP_ICRC);
 	if (err)
 		return sroce_pkt_fail(why, SROCE_DROP_FRAMING);
 	return 0;
+}
+
+/**
+ * sroce_pkt_parse() - validate a received RoCEv2 packet and describe it
+ * @skb: as for sroce_pkt_parse_hdrs()
+ * @pkt: where to describe it, normally sroce_skb_pkt(@skb)
+ * @why: set to the reason when the packet is refused
+ *
+ * sroce_pkt_parse_hdrs() and then sroce_pkt_check_icrc(): the ICRC is
+ * the last check.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL with *@why set.
+ */
+int sroce_pkt_parse(struct sk_buff *skb, struct sroce_pkt *pkt,
+		    enum sroce_drop_reason *why)
+{
+	return sroce_pkt_parse_hdrs(skb, pkt, why) ?:
+	       sroce_pkt_check_icrc(skb, why);
 }

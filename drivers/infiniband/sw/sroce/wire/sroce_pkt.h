@@ -50,12 +50,14 @@ enum sroce_pkt_net {
 	SROCE_PKT_IPV6 = 6,
 };
 
-/* Bits of struct sroce_pkt.flags, copied from the BTH. */
+/* Bits of struct sroce_pkt.flags, copied from the BTH but the last. */
 #define SROCE_PKT_ACKREQ	BIT(0)	/* AckReq */
 #define SROCE_PKT_SOLICITED	BIT(1)	/* SE */
 #define SROCE_PKT_MIGREQ	BIT(2)	/* MigReq */
 #define SROCE_PKT_FECN		BIT(3)	/* FECN: congestion seen on the way */
 #define SROCE_PKT_BECN		BIT(4)	/* BECN */
+/* Not from the BTH: its ICRC is yet to be checked (sroce_rcv.c). */
+#define SROCE_PKT_ICRC_LATER	BIT(5)
 
 /**
  * struct sroce_pkt - a received packet, as sroce_pkt_parse() found it
@@ -101,6 +103,9 @@ static inline struct sroce_pkt *sroce_skb_pkt(struct sk_buff *skb)
 	return (struct sroce_pkt *)skb->cb;
 }
 
+int sroce_pkt_parse_hdrs(struct sk_buff *skb, struct sroce_pkt *pkt,
+			 enum sroce_drop_reason *why);
+int sroce_pkt_check_icrc(struct sk_buff *skb, enum sroce_drop_reason *why);
 int sroce_pkt_parse(struct sk_buff *skb, struct sroce_pkt *pkt,
 		    enum sroce_drop_reason *why);
 const char *sroce_drop_reason_name(enum sroce_drop_reason why);
