@@ -798,20 +798,19 @@ void sroce_resp_kick(struct sroce_qp *qp)
  * with SROCE_RESP_INLINE_CALLS calls: one executes it, the next finds
  * the responder idle, so no worker is woken for it. Its work is bounded
  * by one packet's payload. A READ request is left to the worker: its
- * responses are up to SROCE_RESP_READ_BUDGET packets a call. So is the
- * first or a middle packet of a message, whose next packets are on their
- * way, and that worker is woken on another CPU
- * (sroce_task_schedule_away()): it copies the message while this one
- * goes back to the network.
+ * responses are up to SROCE_RESP_READ_BUDGET packets a call. So is a
+ * long message past its first SROCE_RESP_STREAK bytes, and its worker
+ * is woken on another CPU (sroce_task_schedule_away()): it copies the
+ * message while this one goes back to the network.
  *
  * Context: any.
  */
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	/* more of its message follows: part of a burst */
-	bool burst = !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_LAST);
+	/* more of its message follows */
+	bool more = !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_LAST);
+	bool closed, full, lone = false, away = false;
 	struct sroce_resp *resp = &qp->resp;
-	bool closed, full, lone = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&resp->rxq.lock, flags);
@@ -819,7 +818,10 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	closed = resp->closed;
 	if (!closed && !full) {
 		sroce_resp_mark_queued(resp, sroce_skb_pkt(skb));
-		lone = skb_queue_empty(&resp->rxq) && !burst &&
+		resp->streak = more ? resp->streak +
+				      sroce_skb_pkt(skb)->paylen : 0;
+		away = more && resp->streak > SROCE_RESP_STREAK;
+		lone = skb_queue_empty(&resp->rxq) && !away &&
 		       !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_READ);
 		__skb_queue_tail(&resp->rxq, skb);
 	}
@@ -831,7 +833,7 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	if (lone && sroce_task_may_inline(&resp->task))
 		sroce_task_run_budget(&resp->task, SROCE_RESP_INLINE_CALLS);
-	else if (burst)
+	else if (away)
 		sroce_task_schedule_away(&resp->task);
 	else
 		sroce_task_schedule(&resp->task);

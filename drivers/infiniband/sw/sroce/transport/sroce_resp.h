@@ -9,6 +9,7 @@
 #ifndef SROCE_RESP_H
 #define SROCE_RESP_H
 
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
@@ -36,6 +37,14 @@ struct sroce_qp_params;
  * queue empty and lets the task go idle without waking a worker.
  */
 #define SROCE_RESP_INLINE_CALLS	2
+
+/*
+ * Payload bytes of one message queued in a row, after which the rest of
+ * it is left to a worker on another CPU (sroce_resp_queue()). Below it a
+ * short message runs in the receive softirq as single packets do: waking
+ * a worker elsewhere costs more than its copies.
+ */
+#define SROCE_RESP_STREAK	SZ_8K
 
 /* What executing a request packet ended in. */
 enum sroce_resp_result {
@@ -84,6 +93,8 @@ enum sroce_resp_result {
  * @rewind_psn: the earliest PSN such duplicates asked for (same lock)
  * @arrivals: request packets taken from @rxq since the last reset
  * @arrival: arrival number of the packet being executed
+ * @streak: payload bytes queued since the last packet that ended a
+ *	message (guarded by @rxq's lock)
  */
 struct sroce_resp {
 	struct sroce_task task;
@@ -110,6 +121,7 @@ struct sroce_resp {
 	u32 rewind_psn;
 	u32 arrivals;
 	u32 arrival;
+	u32 streak;
 };
 
 int sroce_resp_init(struct sroce_qp *qp);
