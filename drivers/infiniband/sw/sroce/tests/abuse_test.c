@@ -34,6 +34,7 @@
 #include "test_util.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_resp.h"
+#include "transport/sroce_resp_inbox.h"
 #include "transport/sroce_wq.h"
 #include "wire/sroce_pkt.h"
 

@@ -21,6 +21,7 @@
 #include "core/sroce_stats.h"
 #include "test_util.h"
 #include "transport/sroce_comp.h"
+#include "transport/sroce_comp_rules.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_req.h"
 #include "transport/sroce_req_window.h"
@@ -328,6 +329,20 @@ static void cover_test(struct kunit *test)
 	/* Resume from the first unacknowledged PSN if it is the message's. */
 	KUNIT_EXPECT_EQ(test, sroce_req_resume_psn(una, t->first, last),
 			t->resume_inside ? una : t->first);
+}
+
+/* A NAK's completion status; a reserved code is a remote operation error. */
+static void nak_status_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_comp_nak_status(SROCE_NAK_INVALID_REQ),
+			IB_WC_REM_INV_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_comp_nak_status(SROCE_NAK_REM_ACCESS_ERR),
+			IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_comp_nak_status(SROCE_NAK_INVALID_RD_REQ),
+			IB_WC_REM_INV_RD_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_comp_nak_status(SROCE_NAK_REM_OP_ERR),
+			IB_WC_REM_OP_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_comp_nak_status(0x1f), IB_WC_REM_OP_ERR);
 }
 
 /* ---- timers -------------------------------------------------------------- */
@@ -845,6 +860,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE(comp_alive_test),
 	KUNIT_CASE(comp_rnr_restores_retry_test),
 	KUNIT_CASE(comp_sqd_drained_test),
+	KUNIT_CASE(nak_status_test),
 	{}
 };
 

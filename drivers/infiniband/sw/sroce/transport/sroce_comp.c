@@ -430,20 +430,6 @@ static void sroce_comp_rnr_done(struct sroce_qp *qp,
 
 /* ---- responses ------------------------------------------------------ */
 
-static enum ib_wc_status sroce_nak_status(u8 code)
-{
-	switch (code) {
-	case SROCE_NAK_INVALID_REQ:
-		return IB_WC_REM_INV_REQ_ERR;
-	case SROCE_NAK_REM_ACCESS_ERR:
-		return IB_WC_REM_ACCESS_ERR;
-	case SROCE_NAK_INVALID_RD_REQ:
-		return IB_WC_REM_INV_RD_REQ_ERR;
-	default:
-		return IB_WC_REM_OP_ERR;
-	}
-}
-
 /*
  * A NAK of @psn inside the oldest WQE @ctx, a SEND or WRITE: everything
  * before @psn was executed (IBA 9.7.5.1.2). A NAK past the last one seen
@@ -486,7 +472,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		sroce_comp_nak_progress(qp, p, ctx, psn);
 		sroce_comp_retry(qp, p, SROCE_RETRY_SEQ_NAK);
 	} else if (!sroce_psn_after(psn, ctx->last_psn)) {
-		sroce_comp_done(qp, p, idx, sroce_nak_status(code));
+		sroce_comp_done(qp, p, idx, sroce_comp_nak_status(code));
 	} else {
 		/* A later request failed while this READ/atomic is unanswered. */
 		sroce_comp_implied_nak(qp, p, ctx, psn);

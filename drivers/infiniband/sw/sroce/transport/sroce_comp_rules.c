@@ -11,6 +11,7 @@
 #include <linux/minmax.h>
 
 #include "transport/sroce_comp_rules.h"
+#include "wire/sroce_hdr.h"
 #include "wire/sroce_psn.h"
 
 /* IBA vol 1, table 45 (9.7.5.2.8): the RNR NAK timer field, in us. */
@@ -106,4 +107,24 @@ enum sroce_rsp_verdict sroce_comp_judge(const struct sroce_rsp_expect *e,
 	if (sroce_psn_after(psn, e->next_psn))
 		return SROCE_RSP_IMPLIED_NAK;
 	return SROCE_RSP_STALE;
+}
+
+/**
+ * sroce_comp_nak_status() - the completion status of a NAK
+ * @code: the AETH code of a NAK other than a PSN sequence error
+ *
+ * Return: the status the WQE it names completes with (IBA 9.7.5.2.4).
+ */
+enum ib_wc_status sroce_comp_nak_status(u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SROCE_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case SROCE_NAK_INVALID_RD_REQ:
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
 }

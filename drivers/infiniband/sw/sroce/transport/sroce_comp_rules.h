@@ -10,6 +10,7 @@
 #define SROCE_COMP_RULES_H
 
 #include <linux/types.h>
+#include <rdma/ib_verbs.h>
 
 /**
  * enum sroce_rsp_kind - what a packet for the completer is
@@ -54,6 +55,7 @@ unsigned long sroce_rnr_timer_usecs(u8 code);
 u64 sroce_ack_timeout_ns(u8 timeout);
 unsigned long sroce_ack_timeout(u8 timeout);
 bool sroce_comp_ack_covers(u32 ack_psn, u32 last_psn);
+enum ib_wc_status sroce_comp_nak_status(u8 code);
 enum sroce_rsp_verdict sroce_comp_judge(const struct sroce_rsp_expect *e,
 					enum sroce_rsp_kind kind, u32 psn);
 

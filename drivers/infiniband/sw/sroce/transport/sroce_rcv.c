@@ -38,6 +38,7 @@
 #include "transport/sroce_qp.h"
 #include "transport/sroce_rcv.h"
 #include "transport/sroce_resp.h"
+#include "transport/sroce_resp_inbox.h"
 #include "wire/sroce_pkt.h"
 
 static bool sroce_rcv_icrc_later = true;

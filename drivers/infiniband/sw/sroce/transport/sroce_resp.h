@@ -127,8 +127,6 @@ struct sroce_resp {
 int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_cleanup(struct sroce_qp *qp);
-void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb);
-void sroce_resp_kick(struct sroce_qp *qp);
 
 /* for the other parts of the responder */
 void sroce_resp_send_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,

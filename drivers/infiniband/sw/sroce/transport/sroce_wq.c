@@ -37,6 +37,7 @@
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_resp.h"
+#include "transport/sroce_resp_inbox.h"
 #include "transport/sroce_wq.h"
 
 static int sroce_wq_init_sq(struct sroce_qp *qp, struct ib_qp_init_attr *init,
