@@ -273,7 +273,7 @@ static void kd_end_destroy(struct kd_ctx *c, struct kd_end *e)
 
 /* RESET -> INIT -> RTR -> RTS, connected to @peer. */
 static int kd_end_connect(struct kd_end *e, struct kd_end *peer, u32 sq_psn,
-			  u32 rq_psn)
+			  u32 rq_psn, enum ib_mtu mtu)
 {
 	struct ib_qp_attr a = {
 		.qp_state = IB_QPS_INIT, .port_num = KD_PORT,
@@ -288,7 +288,7 @@ static int kd_end_connect(struct kd_end *e, struct kd_end *peer, u32 sq_psn,
 		return err;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_4096;
+	a.path_mtu = mtu ?: IB_MTU_4096;
 	a.dest_qp_num = peer->qp->qp_num;
 	a.rq_psn = rq_psn;
 	a.max_dest_rd_atomic = 4;
@@ -323,10 +323,10 @@ bool kd_pair_up(struct kd_ctx *c)
 
 	if (!kd_end_create(c, e0) || !kd_end_create(c, e1))
 		return false;
-	err = kd_end_connect(e0, e1, KD_PSN0, KD_PSN1);
+	err = kd_end_connect(e0, e1, KD_PSN0, KD_PSN1, c->mtu);
 	if (kd_bad(c, err, "connecting %s: %d", dev_name(&e0->dev->dev), err))
 		return false;
-	err = kd_end_connect(e1, e0, KD_PSN1, KD_PSN0);
+	err = kd_end_connect(e1, e0, KD_PSN1, KD_PSN0, c->mtu);
 	return !kd_bad(c, err, "connecting %s: %d", dev_name(&e1->dev->dev),
 		       err);
 }

@@ -70,6 +70,7 @@ struct kd_end {
  * struct kd_ctx - one run of the checks
  * @end: [0] the requester, [1] the responder
  * @repost: the CQ handler's work; outlives every CQ of a run
+ * @mtu: path MTU of the next kd_pair_up(); 0 for IB_MTU_4096
  * @why: the first difference the current check found; empty if none
  * @passed: checks passed so far
  * @failed: checks failed so far
@@ -77,6 +78,7 @@ struct kd_end {
 struct kd_ctx {
 	struct kd_end end[2];
 	struct kd_repost repost;
+	enum ib_mtu mtu;
 	char why[192];
 	unsigned int passed;
 	unsigned int failed;

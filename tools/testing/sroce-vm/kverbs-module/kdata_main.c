@@ -61,7 +61,7 @@ static char *dev1 = "sroce1";
 module_param(dev1, charp, 0444);
 MODULE_PARM_DESC(dev1, "the responder's ib_device (default sroce1)");
 
-#define KD_SQD_LEN	(1024 * 1024)	/* 256 packets at path MTU 4096 */
+#define KD_SQD_LEN	(1024 * 1024)	/* 4,096 packets at path MTU 256 */
 #define KD_SQD_NEXT	4096
 
 /* The two devices, between the client's add and remove. */
@@ -395,9 +395,12 @@ static bool kd_sqd_post(struct kd_ctx *c, struct kd_buf *src,
 }
 
 /*
- * SQD while a message is on the wire (IBA 10.3.1): the 1 MiB SEND is
- * 256 packets, twice the send window, so once its first packet is placed
- * most of it is still to go when the QP enters SQD. The requester must
+ * SQD while a message is on the wire (IBA 10.3.1): at path MTU 256 the
+ * 1 MiB SEND is 4,096 packets, 32 send windows, so once its first packet
+ * is placed most of it is still to go when the QP enters SQD. (At path
+ * MTU 4096, 256 packets, it could be over, and the next SEND started,
+ * before this thread woke up on one vCPU, once the requester sent its
+ * packets in trains.) The requester must
  * finish it and not start the 4 KiB one; IB_EVENT_SQ_DRAINED comes when
  * nothing is outstanding, i.e. with the first SEND's completion in the CQ.
  * Back in RTS the second SEND goes. A requester that stopped mid-message
@@ -414,6 +417,7 @@ static void kd_check_sqd_mid_message(struct kd_ctx *c)
 	int n, err;
 	long d;
 
+	c->mtu = IB_MTU_256;
 	if (!kd_pair_up(c) ||
 	    !kd_buf_alloc(c, e0->dev, &src, KD_SQD_LEN + KD_SQD_NEXT) ||
 	    !kd_buf_alloc(c, e1->dev, &dst, KD_SQD_LEN + KD_SQD_NEXT) ||
@@ -450,6 +454,7 @@ static void kd_check_sqd_mid_message(struct kd_ctx *c)
 	       atomic_read(&e0->drained));
 out:
 	kd_pair_down(c);
+	c->mtu = 0;
 	kd_buf_free(e0->dev, &src);
 	kd_buf_free(e1->dev, &dst);
 }

@@ -290,6 +290,9 @@ static void sroce_task_loop(struct sroce_task *t, unsigned int budget)
 
 	for (calls = 1; ; calls++) {
 		ret = t->fn(t->arg);
+		/* a call that did the work of several counts as several */
+		if (ret > 1)
+			calls += ret - 1;
 
 		spin_lock_irqsave(&t->lock, flags);
 		more = ret > 0 || t->state == SROCE_TASK_RERUN;

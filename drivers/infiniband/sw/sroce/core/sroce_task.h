@@ -20,7 +20,9 @@
  * Calls of the work function per dispatch. A task whose function still
  * has work after this many calls goes to the back of its workqueue (or
  * tasklet list) instead of looping, so that one busy QP cannot keep a
- * CPU from the others.
+ * CPU from the others. A call that did the work of several (the
+ * requester sending a train of packets) says so in its return value,
+ * which counts as that many calls.
  */
 #define SROCE_TASK_BUDGET	64
 

@@ -132,6 +132,28 @@ static void task_rerun_until_idle_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->task.yields, 3);
 }
 
+/* Each call reports the work of 16 calls: a dispatch's budget lasts four. */
+static int body_weighty(struct sroce_tctx *c, int call)
+{
+	return call < c->limit ? 16 : 0;
+}
+
+/*
+ * BUDGET + 1 calls worth 16 each: a dispatch yields after BUDGET / 16 of
+ * them, so they take 17 dispatches, 16 of which end with work left.
+ */
+static void task_weighted_budget_test(struct kunit *test)
+{
+	struct sroce_tctx *c = sroce_tctx_new(test, sroce_tctx_param_exec(test),
+					      body_weighty);
+
+	c->limit = BUDGET + 1;
+	sroce_task_schedule(&c->task);
+	KUNIT_EXPECT_TRUE(test, sroce_tctx_wait_calls(c, BUDGET + 1));
+	sroce_tctx_expect_settled(test, c, BUDGET + 1);
+	KUNIT_EXPECT_EQ(test, c->task.yields, BUDGET / 4);
+}
+
 /* An idle task runs in the caller of sroce_task_run(), before it returns. */
 static void task_run_inline_test(struct kunit *test)
 {
@@ -593,6 +615,7 @@ static struct kunit_case sroce_task_test_cases[] = {
 	KUNIT_CASE(task_init_default_test),
 	KUNIT_CASE_PARAM(task_runs_after_schedule_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_rerun_until_idle_test, sroce_tctx_mode_gen_params),
+	KUNIT_CASE_PARAM(task_weighted_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_inline_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_small_budget_test, sroce_tctx_mode_gen_params),

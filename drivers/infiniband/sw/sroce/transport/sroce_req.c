@@ -638,22 +638,25 @@ static void sroce_req_fail_local(struct sroce_qp *qp,
 	sroce_task_schedule(&qp->comp.task);
 }
 
-/* The packets of a train are out; @ended: the message's last among them. */
+/*
+ * The @n packets of a train are out; @ended: the message's last among
+ * them. Returns @n: the task counts the call as that many (its budget).
+ */
 static int sroce_req_sent(struct sroce_qp *qp, const struct sroce_qp_params *p,
-			  struct sroce_send_ctx *ctx, bool ended)
+			  struct sroce_send_ctx *ctx, bool ended, int n)
 {
 	if (ended)
 		sroce_req_end_msg(&qp->req);
 	if (qp->ibqp.qp_type != IB_QPT_RC) {
 		if (ended)
 			sroce_req_settle(qp, ctx, IB_WC_SUCCESS);
-		return 1;
+		return n;
 	}
 	if (sroce_wr_is_rd_atomic(ctx->wqe.opcode))
 		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
 				SROCE_CNT_RDMA_SENDS);
 	sroce_comp_arm_retry(qp, p);
-	return 1;
+	return n;
 }
 
 /*
@@ -668,7 +671,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	struct sroce_train train;
 	struct sroce_req_mark mark;
 	struct sroce_req_pkt pkt;
-	int ret;
+	int ret, n;
 
 	if (sroce_qp_transport(qp) == IB_OPCODE_UD)
 		return sroce_req_ud_send(qp, p);
@@ -692,6 +695,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	}
 	if (!train.n)
 		return ret == -ENOMEM;	/* no memory: try again */
+	n = train.n;
 	if (sroce_qp_train_send(qp, p, &train) == -ENOBUFS) {
 		/* The netdev's queue is full: send the train again later. */
 		req->cur = mark.cur;
@@ -700,7 +704,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		sroce_task_schedule_after(&req->task, SROCE_TX_BACKOFF);
 		return 0;
 	}
-	return sroce_req_sent(qp, p, ctx, ret == 1);
+	return sroce_req_sent(qp, p, ctx, ret == 1, n);
 }
 
 /**
