@@ -149,7 +149,15 @@ def find_gid(dev, addr):
 
 
 def counters(dev):
-    """The port-1 hw_counters of dev: {'sent_pkts': n, ...}."""
+    """The port-1 hw_counters of dev: {'sent_pkts': n, ...}.
+
+    ib_core serves hw_counters from a cache it refreshes only when it is
+    older than 10 ms: two reads closer than that give the same values,
+    however much happened between them. A check that ran faster than
+    that (rnr_retry 0 can be over in a few ms) read no change at all, so
+    every read waits out the cache's lifespan first.
+    """
+    time.sleep(0.02)
     base = f'/sys/class/infiniband/{dev}/ports/{PORT}/hw_counters'
     out = {}
     for name in os.listdir(base):
