@@ -202,12 +202,42 @@ static void rcv_skb_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_DROPPED_NO_QP), 2ULL);
 }
 
+/*
+ * A QP that leaves the receiving states drops what its engines queued:
+ * the packets checked already and the good unchecked ones count as
+ * dropped for the QP's state, the bad ones as ICRC errors only, and
+ * every packet is in rcvd_pkts or icrc_err.
+ */
+static void rcv_purge_test(struct kunit *test)
+{
+	struct rcv_fix *f = rcv_fix(test);
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+
+	skb_queue_head_init(&q);
+	skb_queue_tail(&q, rcv_pkt(test, f, -1));
+	skb_queue_tail(&q, rcv_pkt(test, f, 17));
+	skb = rcv_pkt(test, f, -1);
+	KUNIT_ASSERT_TRUE(test, sroce_rcv_verify(f->t.sdev, skb));
+	skb_queue_tail(&q, skb);
+
+	sroce_rcv_purge(f->t.sdev, &q);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&q));
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_RCVD_PKTS), 2ULL);
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_ICRC_ERR), 1ULL);
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_DROPPED_QP_STATE), 2ULL);
+
+	sroce_rcv_purge(f->t.sdev, &q);		/* an empty queue */
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_DROPPED_QP_STATE), 2ULL);
+}
+
 static struct kunit_case sroce_rcv_test_cases[] = {
 	KUNIT_CASE(rcv_verify_good_test),
 	KUNIT_CASE(rcv_verify_bad_test),
 	KUNIT_CASE(rcv_drop_deferred_test),
 	KUNIT_CASE(rcv_refuse_deferred_test),
 	KUNIT_CASE(rcv_skb_test),
+	KUNIT_CASE(rcv_purge_test),
 	{}
 };
 

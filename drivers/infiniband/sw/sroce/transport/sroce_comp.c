@@ -671,7 +671,7 @@ void sroce_comp_notify_drained(struct sroce_qp *qp)
 /* Drop what the completer holds for a QP that is not sending. */
 static void sroce_comp_drop(struct sroce_qp *qp)
 {
-	skb_queue_purge(&qp->comp.rxq);
+	sroce_rcv_purge(to_sroce_dev(qp->ibqp.device), &qp->comp.rxq);
 	sroce_key_cache_flush(&qp->comp.kc);
 	qp->comp.rd_valid = false;
 }

@@ -168,6 +168,25 @@ void sroce_rcv_refuse(struct sroce_dev *sdev, struct sk_buff *skb,
 	kfree_skb(skb);
 }
 
+/**
+ * sroce_rcv_purge() - drop every packet an engine's queue holds
+ * @sdev: the device that received them
+ * @q: the queue (a QP's responder or completer queue)
+ *
+ * The QP left the states that take them. Each packet is checked if it
+ * was not yet and counted as dropped for the QP's state, so that one
+ * purged is still in rcvd_pkts or icrc_err.
+ *
+ * Context: any; takes the queue's lock.
+ */
+void sroce_rcv_purge(struct sroce_dev *sdev, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(q)))
+		sroce_rcv_drop(sdev, skb, SROCE_DROP_QP_STATE);
+}
+
 /* Does the packet come from the QP's peer to the QP's own address? */
 static bool sroce_rcv_addr_ok(const struct sroce_qp_params *p,
 			      struct sk_buff *skb, const struct sroce_pkt *pkt)

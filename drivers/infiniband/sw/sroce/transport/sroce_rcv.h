@@ -25,5 +25,6 @@ void sroce_rcv_drop(struct sroce_dev *sdev, struct sk_buff *skb,
 		    enum sroce_drop_reason why);
 void sroce_rcv_refuse(struct sroce_dev *sdev, struct sk_buff *skb,
 		      enum sroce_counter cnt);
+void sroce_rcv_purge(struct sroce_dev *sdev, struct sk_buff_head *q);
 
 #endif /* SROCE_RCV_H */

@@ -701,7 +701,7 @@ static void sroce_resp_drop_state(struct sroce_qp *qp)
 	spin_lock_irqsave(&resp->rxq.lock, flags);
 	resp->rewind = false;
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
-	skb_queue_purge(&resp->rxq);
+	sroce_rcv_purge(to_sroce_dev(qp->ibqp.device), &resp->rxq);
 	sroce_key_cache_flush(&resp->kc);
 	sroce_resp_flush_rwqe(qp);
 	resp->serving = NULL;
@@ -716,7 +716,7 @@ static void sroce_resp_error(struct sroce_qp *qp)
 	struct sroce_resp *resp = &qp->resp;
 
 	if (resp->err_done) {
-		skb_queue_purge(&resp->rxq);
+		sroce_rcv_purge(to_sroce_dev(qp->ibqp.device), &resp->rxq);
 		return;
 	}
 	resp->err_done = true;
