@@ -208,7 +208,13 @@ static bool sroce_comp_done(struct sroce_qp *qp,
 		comp->recovering = false;
 	sroce_key_cache_flush(&comp->kc);
 	sroce_comp_progress(qp, p, more);
-	sroce_task_schedule(&qp->req.task);
+	/*
+	 * Only a requester that found the head WQE blocked by earlier ones
+	 * needs waking: waking it after every completion cost a worker
+	 * wakeup per message, a third of a small message's round trip.
+	 */
+	if (test_and_clear_bit(SROCE_REQ_COMP_WAIT, &qp->req.flags))
+		sroce_task_schedule(&qp->req.task);
 
 	post = status != IB_WC_SUCCESS || qp->sig_all ||
 	       (ctx->wqe.send_flags & IB_SEND_SIGNALED);

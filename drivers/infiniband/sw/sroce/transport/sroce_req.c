@@ -368,6 +368,8 @@ static int sroce_req_start(struct sroce_qp *qp,
 			claim = sroce_req_claim_replay(qp, p, head, &psn);
 		else if (!req->halted && p->state == IB_QPS_RTS)
 			claim = sroce_req_claim_new(qp, p, head, &psn);
+		if (claim == SROCE_CLAIM_NONE)
+			set_bit(SROCE_REQ_COMP_WAIT, &req->flags);
 	}
 	if (claim != SROCE_CLAIM_NONE) {
 		if (req->replays)

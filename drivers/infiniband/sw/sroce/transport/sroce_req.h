@@ -103,6 +103,13 @@ struct sroce_req {
 #define SROCE_REQ_REWIND	0
 /* sroce_req.flags: waiting for ACKs to open the send window */
 #define SROCE_REQ_WINDOW_WAIT	1
+/*
+ * sroce_req.flags: a WQE at the SQ head may not start until earlier ones
+ * complete (a fence, the READ/atomic limit, a local operation behind wire
+ * WQEs); set under the SQ lock, tested by the completer after it
+ * retired a WQE under that lock (sroce_comp_done())
+ */
+#define SROCE_REQ_COMP_WAIT	2
 
 /*
  * Request packets a QP may have sent past the oldest unacknowledged PSN
