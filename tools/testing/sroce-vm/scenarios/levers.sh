@@ -15,7 +15,9 @@
 #   - no retransmission on the clean runs.
 #
 # The levers: tx_gso (multi-packet transmit), icrc_later (the ICRC checked
-# by the engine), rx_inline (lone packets executed in the receive softirq).
+# by the engine), rx_inline (lone packets executed in the receive softirq),
+# req_follow (a user QP's requester moves to the CPU its application posts
+# from).
 #
 # sroce-vm: timeout 900
 # sroce-vm: mem 2048
@@ -36,8 +38,8 @@ if sroce_small || [ "$SROCE_KERNEL" = debug ]; then
 fi
 LOSS_TIMEOUT=12
 [ "$SROCE_KERNEL" = debug ] && LOSS_TIMEOUT=16
-CONFIGS=("" "tx_gso=0" "icrc_later=0" "rx_inline=0"
-	 "tx_gso=0 icrc_later=0 rx_inline=0")
+CONFIGS=("" "tx_gso=0" "icrc_later=0" "rx_inline=0" "req_follow=0"
+	 "tx_gso=0 icrc_later=0 rx_inline=0 req_follow=0")
 
 failed=()
 

@@ -73,8 +73,10 @@
  *    of one QP sent from two CPUs overtook each other there, which cost
  *    RC a go-back-N and UC the message. A user QP's requester gets its
  *    creator's CPU, where the application posts from; kernel QPs are
- *    spread over the CPUs (sroce_task_pick_cpu()). WQ_CPU_INTENSIVE keeps
- *    a long requester run from holding up the other work of its CPU.
+ *    spread over the CPUs (sroce_task_pick_cpu()). An idle requester may
+ *    be moved to another CPU when nothing it sent can still be queued
+ *    on the old one (sroce_task_move_here()). WQ_CPU_INTENSIVE keeps a
+ *    long requester run from holding up the other work of its CPU.
  *  - WQ_UNBOUND for the rest: an engine is CPU-bound (copies, ICRC) and
  *    runs up to SROCE_TASK_BUDGET calls per dispatch; unbound workers let
  *    the scheduler spread the completers and responders over the CPUs.
@@ -445,6 +447,35 @@ void sroce_task_set_cpu(struct sroce_task *t, int cpu)
 {
 	if (t->exec == SROCE_TASK_WORKQUEUE)
 		t->cpu = cpu;
+}
+
+/**
+ * sroce_task_move_here() - bind an idle CPU-bound task to this CPU
+ * @t: the task
+ *
+ * The caller knows that nothing @t did on its old CPU is still on its
+ * way (for the requester: every packet it sent was acknowledged), so
+ * that work done here cannot overtake it. A task that is queued,
+ * running or disabled stays where it is, as does an unbound one.
+ *
+ * Context: any, with migration disabled (the caller runs @t next, here).
+ * Return: true if sroce_task_run() would now run @t here.
+ */
+bool sroce_task_move_here(struct sroce_task *t)
+{
+	int cpu = raw_smp_processor_id();
+	unsigned long flags;
+	bool here;
+
+	spin_lock_irqsave(&t->lock, flags);
+	here = t->cpu == cpu || t->cpu == WORK_CPU_UNBOUND;
+	if (!here && !t->disabled &&
+	    t->state == SROCE_TASK_IDLE) {
+		t->cpu = cpu;
+		here = true;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	return here;
 }
 
 /**

@@ -62,7 +62,7 @@ enum sroce_task_state {
 
 /**
  * struct sroce_task - one engine's execution context, embedded in the QP
- * @lock: protects @state, @disabled, @pending, @dead and @yields; taken
+ * @lock: protects @state, @disabled, @pending, @dead, @cpu and @yields; taken
  *	with interrupts saved (sroce_task_schedule() may come from hardirq)
  * @state: see enum sroce_task_state
  * @disabled: sroce_task_disable() calls not yet matched by
@@ -71,7 +71,7 @@ enum sroce_task_state {
  * @dead: sroce_task_cleanup() was called; the task never runs again
  * @exec: where the function runs, fixed at sroce_task_init()
  * @cpu: the CPU workqueue dispatches run on, or WORK_CPU_UNBOUND
- *	(sroce_task_set_cpu())
+ *	(sroce_task_set_cpu(), sroce_task_move_here())
  * @yields: dispatches that ended with work left (budget used up)
  * @idle_wait: sroce_task_disable() waits here for the function to return
  * @delay: a run asked for later (sroce_task_schedule_after())
@@ -115,6 +115,7 @@ void sroce_task_init_exec(struct sroce_task *t, const char *name,
 			  enum sroce_task_exec exec);
 int sroce_task_pick_cpu(bool here);
 void sroce_task_set_cpu(struct sroce_task *t, int cpu);
+bool sroce_task_move_here(struct sroce_task *t);
 void sroce_task_schedule(struct sroce_task *t);
 void sroce_task_schedule_away(struct sroce_task *t);
 void sroce_task_schedule_after(struct sroce_task *t, unsigned long ticks);

@@ -16,6 +16,9 @@
  */
 
 #include <kunit/test.h>
+#include <linux/bottom_half.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/skbuff.h>
 
 #include "core/sroce_stats.h"
@@ -845,6 +848,56 @@ static void comp_sqd_drained_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, drained, 1);
 }
 
+/*
+ * post_send of a user RC QP from a CPU other than its requester's: the
+ * requester moves there only while nothing it sent is unacknowledged
+ * (a packet still queued on the old CPU could be overtaken otherwise).
+ */
+static void doorbell_follow_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+	int here, other, cpu, i;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = sroce_test_comp_qp(test, &t, 8, 100, 7);
+	sroce_test_claim_send(qp, 3);
+	WRITE_ONCE(qp->req.sent_psn, 103);	/* sent, not acknowledged */
+
+	local_bh_disable();
+	here = raw_smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, here);
+	if (other < nr_cpu_ids) {
+		sroce_task_set_cpu(&qp->req.task, other);
+		sroce_req_doorbell(qp);
+	}
+	cpu = qp->req.task.cpu;
+	local_bh_enable();
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "one CPU: the requester is always here");
+	KUNIT_EXPECT_EQ(test, cpu, other);
+
+	sroce_test_ack(test, qp, 102, SROCE_AETH_ACK,
+		       SROCE_AETH_CREDITS_INVALID);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(qp->comp.una_psn), 103);
+	/* the doorbell's dispatch over there is over */
+	for (i = 0; i < 250 && READ_ONCE(qp->req.task.state) !=
+			       SROCE_TASK_IDLE; i++)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(qp->req.task.state), SROCE_TASK_IDLE);
+
+	local_bh_disable();
+	here = raw_smp_processor_id();
+	if (qp->req.task.cpu == here)
+		sroce_task_set_cpu(&qp->req.task,
+				   cpumask_any_but(cpu_online_mask, here));
+	sroce_req_doorbell(qp);
+	cpu = qp->req.task.cpu;
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, cpu, here);
+}
+
 static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE_PARAM(pkt_test, pkt_gen_params),
 	KUNIT_CASE_PARAM(read_resume_test, read_resume_gen_params),
@@ -861,6 +914,7 @@ static struct kunit_case req_test_cases[] = {
 	KUNIT_CASE(comp_rnr_restores_retry_test),
 	KUNIT_CASE(comp_sqd_drained_test),
 	KUNIT_CASE(nak_status_test),
+	KUNIT_CASE(doorbell_follow_test),
 	{}
 };
 

@@ -170,6 +170,65 @@ static void task_run_inline_test(struct kunit *test)
 }
 
 /*
+ * A task bound to another CPU runs there, not in a caller here; once
+ * moved (idle, enabled) it runs in the caller. A disabled or queued task
+ * is not moved, nor is an unbound one (it runs anywhere).
+ */
+static void task_move_here_test(struct kunit *test)
+{
+	struct sroce_tctx *c = sroce_tctx_new(test, SROCE_TASK_WORKQUEUE,
+					      body_limit);
+	unsigned long flags;
+	unsigned int other;
+	int here;
+
+	KUNIT_EXPECT_TRUE(test, sroce_task_move_here(&c->task));
+	KUNIT_EXPECT_EQ(test, c->task.cpu, WORK_CPU_UNBOUND);
+
+	migrate_disable();
+	here = raw_smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, here);
+	if (other >= nr_cpu_ids) {
+		migrate_enable();
+		kunit_skip(test, "one CPU: nowhere else to be bound");
+	}
+	c->limit = 1;
+	c->caller = current;
+	sroce_task_set_cpu(&c->task, other);
+	sroce_task_run(&c->task);		/* dispatched on @other */
+	migrate_enable();
+	KUNIT_EXPECT_TRUE(test, sroce_tctx_wait_calls(c, 1));
+	sroce_tctx_expect_settled(test, c, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->inline_calls), 0);
+	sroce_task_enable(&c->task);		/* settled left it disabled */
+
+	migrate_disable();
+	here = raw_smp_processor_id();
+	c->task.cpu = cpumask_any_but(cpu_online_mask, here);
+	sroce_task_disable(&c->task);
+	KUNIT_EXPECT_FALSE(test, sroce_task_move_here(&c->task));
+	KUNIT_EXPECT_NE(test, c->task.cpu, here);
+	sroce_task_enable(&c->task);
+
+	spin_lock_irqsave(&c->task.lock, flags);
+	c->task.state = SROCE_TASK_SCHEDULED;	/* as if queued there */
+	spin_unlock_irqrestore(&c->task.lock, flags);
+	KUNIT_EXPECT_FALSE(test, sroce_task_move_here(&c->task));
+	KUNIT_EXPECT_NE(test, c->task.cpu, here);
+	spin_lock_irqsave(&c->task.lock, flags);
+	c->task.state = SROCE_TASK_IDLE;
+	spin_unlock_irqrestore(&c->task.lock, flags);
+
+	KUNIT_EXPECT_TRUE(test, sroce_task_move_here(&c->task));
+	KUNIT_EXPECT_EQ(test, c->task.cpu, here);
+	sroce_task_run(&c->task);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->inline_calls), 1);
+	sroce_tctx_expect_settled(test, c, 2);
+}
+
+/*
  * 2 * BUDGET + 1 calls started by sroce_task_run(): BUDGET in the caller,
  * which then yields; BUDGET in a dispatch, which yields too; the last one
  * in another dispatch.
@@ -617,6 +676,7 @@ static struct kunit_case sroce_task_test_cases[] = {
 	KUNIT_CASE_PARAM(task_rerun_until_idle_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_weighted_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_inline_test, sroce_tctx_mode_gen_params),
+	KUNIT_CASE(task_move_here_test),
 	KUNIT_CASE_PARAM(task_run_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_small_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_one_call_test, sroce_tctx_mode_gen_params),

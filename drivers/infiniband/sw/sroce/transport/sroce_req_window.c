@@ -7,9 +7,13 @@
  * SROCE_READ_WINDOW past it. It waits with SROCE_REQ_WINDOW_WAIT set,
  * and the completer kicks it when the oldest unacknowledged PSN moves.
  *
+ * An empty window also tells when the requester of a user QP may move to
+ * the CPU the application posts from (sroce_req_doorbell()).
+ *
  * Copyright (c) 2026 The sroce authors
  */
 
+#include <linux/moduleparam.h>
 #include <rdma/ib_verbs.h>
 
 #include "core/sroce_task.h"
@@ -94,4 +98,31 @@ void sroce_req_window_kick(struct sroce_qp *qp)
 	smp_mb__before_atomic();
 	if (test_and_clear_bit(SROCE_REQ_WINDOW_WAIT, &qp->req.flags))
 		sroce_task_schedule(&qp->req.task);
+}
+
+static bool sroce_req_follow = true;
+module_param_named(req_follow, sroce_req_follow, bool, 0644);
+MODULE_PARM_DESC(req_follow,
+		 "let a user RC QP's requester move to the CPU its application posts from, when nothing it sent is unacknowledged (default on)");
+
+/**
+ * sroce_req_doorbell() - run the requester in a user QP's post_send
+ * @qp: the QP, a user QP in RTS
+ *
+ * The requester is bound to one CPU so that its packets leave in order
+ * (see sroce_task.c), and runs in the system call only on that CPU; from
+ * any other CPU, post_send wakes a worker there, which may wait behind
+ * the very application polling for the answer. An application that
+ * moved posts from elsewhere for good, so the requester moves with it
+ * when that cannot reorder anything: on an RC QP whose packets are all
+ * acknowledged, none of them is still queued on the old CPU.
+ *
+ * Context: process, bottom halves disabled (so the CPU stays).
+ */
+void sroce_req_doorbell(struct sroce_qp *qp)
+{
+	if (READ_ONCE(sroce_req_follow) && qp->ibqp.qp_type == IB_QPT_RC &&
+	    READ_ONCE(qp->comp.una_psn) == READ_ONCE(qp->req.sent_psn))
+		sroce_task_move_here(&qp->req.task);
+	sroce_task_run(&qp->req.task);
 }

@@ -36,6 +36,7 @@
 #include "obj/sroce_wqe.h"
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
+#include "transport/sroce_req_window.h"
 #include "transport/sroce_resp.h"
 #include "transport/sroce_resp_inbox.h"
 #include "transport/sroce_wq.h"
@@ -302,7 +303,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		 * then received when bottom halves are enabled again.
 		 */
 		local_bh_disable();
-		sroce_task_run(&qp->req.task);
+		sroce_req_doorbell(qp);
 		local_bh_enable();
 	} else {
 		sroce_sq_kick(qp);
