@@ -116,24 +116,13 @@ static struct sk_buff *sroce_train_take(struct sroce_train *t)
 	return list;
 }
 
-static void sroce_train_free_list(struct sk_buff *skb)
-{
-	struct sk_buff *next;
-
-	for (; skb; skb = next) {
-		next = skb->next;
-		skb->next = NULL;
-		kfree_skb(skb);
-	}
-}
-
 /**
  * sroce_train_purge() - free the packets of a train that will not leave
  * @t: the train; empty afterwards
  */
 void sroce_train_purge(struct sroce_train *t)
 {
-	sroce_train_free_list(sroce_train_take(t));
+	kfree_skb_list(sroce_train_take(t));
 }
 
 /* Hang the packets after @head off its frag_list, data at their BTHs. */
@@ -177,7 +166,7 @@ struct sk_buff *sroce_train_build(struct sroce_train *t,
 	for (skb = head; skb && !err; skb = skb->next)
 		err = sroce_xmit_hdrs(skb, av, sport, ip_id + i++);
 	if (err) {
-		sroce_train_free_list(head);
+		kfree_skb_list(head);
 		return ERR_PTR(err);
 	}
 
@@ -245,7 +234,7 @@ static int sroce_train_send_each(struct sroce_dev *sdev,
 		sent++;
 		bytes += len;
 	}
-	sroce_train_free_list(next);
+	kfree_skb_list(next);
 	dst_release(dst);
 	sroce_train_count(sdev, sent, bytes, n - sent);
 	/* a refusal after the first packet is a loss like any other */

@@ -135,17 +135,6 @@ static struct sk_buff *train_pkt(struct kunit *test, struct sroce_dev *sdev,
 	return skb;
 }
 
-static void train_free_list(struct sk_buff *skb)
-{
-	struct sk_buff *next;
-
-	for (; skb; skb = next) {
-		next = skb->next;
-		skb->next = NULL;
-		kfree_skb(skb);
-	}
-}
-
 /* The bytes of @skb from its network header on, in a kunit buffer. */
 static u8 *train_bytes(struct kunit *test, struct sk_buff *skb,
 		       unsigned int *len)
@@ -254,7 +243,7 @@ static void train_segments_are_packets(struct kunit *test)
 					(u16)(c->ip_id + i));
 	}
 	KUNIT_EXPECT_EQ(test, i, c->n);
-	train_free_list(segs);
+	kfree_skb_list(segs);
 	for (i = 0; i < c->n; i++)
 		kfree_skb(single[i]);
 }
