@@ -34,8 +34,10 @@
 # bench.profile=TEST,SIZE (e.g. ib_write_bw,65536): in round 1, after the
 # measured run of that cell, each provider runs it once more, with ten
 # times its iterations, under
-# "perf record -a" (cpu-clock: TCG has no PMU), not counted; the flat
-# profile by object and by symbol goes to profile-PROVIDER-MTU.txt.
+# "perf record -a -g" (cpu-clock: TCG has no PMU), not counted; the flat
+# profile by object and by symbol, and the call chains into the points
+# where interrupts come back on and tasks switch, go to
+# profile-PROVIDER-MTU.txt.
 #
 # Per-byte limit: speed-module times the guest kernel's memcpy and CRC-32
 # once; scripts/bench-report.py turns them into the limit model.
@@ -195,7 +197,7 @@ measure() {
 }
 
 # profile PROVIDER MTU TEST SIZE ITERS: one more run of the cell under a
-# system-wide perf record; its flat profile to profile-PROVIDER-MTU.txt.
+# system-wide perf record; its profile to profile-PROVIDER-MTU.txt.
 profile() {
 	local data=$SROCE_RESULTS/perf-$1-$2.data report=$SROCE_RESULTS/profile-$1-$2.txt pid
 	local ctl=/tmp/bench-perf-ctl ack=/tmp/bench-perf-ack afd cfd
@@ -205,7 +207,7 @@ profile() {
 	mkfifo "$ctl" "$ack"
 	# Started disabled and enabled through its control FIFO, whose
 	# answer says it records: under TCG perf takes seconds to start.
-	perf record -q -e cpu-clock -a -F 2000 -D -1 \
+	perf record -q -e cpu-clock -a -g -F 2000 -D -1 \
 		--control "fifo:$ctl,$ack" -o "$data" &
 	pid=$!
 	# Both FIFOs stay open here until perf answers: a FIFO's data is
@@ -235,6 +237,14 @@ profile() {
 		echo "# by symbol:"
 		perf report -i "$data" --stdio --no-children --sort dso,sym \
 			--percent-limit 0.2 2>/dev/null | grep -v -e '^#' -e '^$' || true
+		# Samples taken with interrupts off land where they are turned
+		# back on (cpu-clock is an hrtimer): who turned them back on,
+		# and who switched tasks, says where that time went.
+		echo "# call chains into the irq-enabling and task-switch points:"
+		perf report -i "$data" --stdio --no-children --sort sym \
+			--symbols _raw_spin_unlock_irqrestore,finish_task_switch.isra.0,_raw_spin_unlock_irq \
+			-g caller,1,callee,function,percent --percent-limit 1 \
+			2>/dev/null | grep -v -e '^#' -e '^$' | head -n 300 || true
 	} >"$report"
 	rm -f "$data" "$ctl" "$ack"
 	sroce_log "profile of $1 at path MTU $2: $report"
