@@ -8,7 +8,8 @@
 # WRITE_ONLY/SEND_ONLY requests (expected and duplicate PSNs) to a live RC
 # QP.  Every one lands in its QP's responder inbox, which sroce bounds at
 # SROCE_RESP_BACKLOG (4096) packets.  For the inboxes to fill, their
-# consumer is made slower than the flood: the "sroce" workqueue (the
+# consumer is made slower than the flood: sroce is loaded with rx_inline=0
+# (no responder run in the receive softirq), and the "sroce" workqueue (the
 # responders' and completers' engines) is confined to CPU 1 through its
 # sysfs cpumask, where a SCHED_FIFO busy loop leaves CFS tasks the RT
 # throttle's 5%; pktfuzz and the sampler run on CPU 0.
@@ -417,8 +418,12 @@ cleanup() {
 trap cleanup EXIT
 
 sroce_modprobe ib_core ib_uverbs
-# shellcheck disable=SC2119 # no module parameters
-sroce_load_ko
+# Every flood frame is a lone request packet, which the receive softirq
+# executes itself when the responder is idle (rx_inline): the responders
+# would keep up on the flooding CPU and the inboxes never fill. Their
+# bound is what this scenario loads, so their consumer must be the
+# confined worker.
+sroce_load_ko rx_inline=0
 sroce_rdma_pair sroce sroce0 sroce1
 
 NCPU=$(nproc)
