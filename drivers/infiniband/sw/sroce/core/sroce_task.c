@@ -469,8 +469,7 @@ bool sroce_task_move_here(struct sroce_task *t)
 
 	spin_lock_irqsave(&t->lock, flags);
 	here = t->cpu == cpu || t->cpu == WORK_CPU_UNBOUND;
-	if (!here && !t->disabled &&
-	    t->state == SROCE_TASK_IDLE) {
+	if (!here && !t->disabled && t->state == SROCE_TASK_IDLE) {
 		t->cpu = cpu;
 		here = true;
 	}
