@@ -25,6 +25,7 @@
 
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 
 #include "core/sroce_dev.h"
@@ -261,4 +262,133 @@ int sroce_copy_data(struct sroce_dev *sdev, struct ib_pd *pd,
 		}
 	}
 	return 0;
+}
+
+/* ---- scattering a received packet -------------------------------------- */
+
+/* Where the pieces of a packet go: an SGE list or one MR. */
+struct sroce_scatter {
+	struct sroce_dev *sdev;
+	struct ib_pd *pd;
+	struct sroce_key_cache *kc;
+	const struct rxe_sge *sges;
+	u32 num_sge;
+	struct sroce_sge_cursor *cur;
+	struct sroce_mr *mr;
+	u64 iova;
+};
+
+static int sroce_scatter_piece(struct sroce_scatter *sc, const void *piece,
+			       u32 n)
+{
+	/* both copies only read @piece when they scatter */
+	void *buf = (void *)piece;
+	int err;
+
+	if (!sc->mr)
+		return sroce_copy_data(sc->sdev, sc->pd, sc->kc, sc->sges,
+				       sc->num_sge, sc->cur, buf, n,
+				       SROCE_COPY_TO_MR);
+	err = sroce_mr_copy(sc->mr, sc->iova, buf, n, SROCE_COPY_TO_MR);
+	if (!err)
+		sc->iova += n;
+	return err;
+}
+
+/*
+ * Scatter bytes [@offset, @offset + @len) of @skb in the pieces it holds
+ * them in: its head, each page fragment, each skb of its frag list. A
+ * packet from a NIC that delivers fragments is not linearised first,
+ * which would cost a second copy of the payload and an allocation.
+ */
+static int sroce_scatter_skb(struct sroce_scatter *sc,
+			     const struct sk_buff *skb, unsigned int offset,
+			     u32 len)
+{
+	unsigned int head = skb_headlen(skb);
+	struct skb_seq_state st;
+	const u8 *data;
+	u32 n, done = 0;
+	int err = 0;
+
+	if (offset <= head && len <= head - offset)
+		return sroce_scatter_piece(sc, skb->data + offset, len);
+	if (offset > skb->len || len > skb->len - offset)
+		return -EINVAL;
+
+	/* skb_seq_read() takes no const skb; it only reads it */
+	skb_prepare_seq_read((struct sk_buff *)skb, offset, offset + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &data, &st);
+		if (!n) {
+			err = -EINVAL;
+			break;
+		}
+		n = min(n, len - done);
+		err = sroce_scatter_piece(sc, data, n);
+		if (err)
+			break;
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return err;
+}
+
+/**
+ * sroce_copy_skb() - scatter the next bytes of a message from a packet
+ * @sdev: the device whose keys the lkeys are
+ * @pd: the PD of the QP
+ * @kc: the calling engine's key cache, or NULL
+ * @sges: the receive (or READ) WQE's SGE list
+ * @num_sge: the validated number of SGEs in @sges
+ * @cur: the cursor, advanced past the bytes moved
+ * @skb: the packet; its payload may lie in fragments or a frag list
+ * @offset: where the bytes start, from skb->data
+ * @len: bytes to move
+ *
+ * sroce_copy_data() with SROCE_COPY_TO_MR, fed from @skb piece by piece.
+ * The cursor rules are sroce_copy_data()'s: on failure the cursor stands
+ * after the last byte moved.
+ *
+ * Context: any; does not sleep.
+ * Return: as sroce_copy_data(); -EINVAL also when @skb holds fewer bytes
+ * than asked for.
+ */
+int sroce_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		   struct sroce_key_cache *kc, const struct rxe_sge *sges,
+		   u32 num_sge, struct sroce_sge_cursor *cur,
+		   const struct sk_buff *skb, unsigned int offset, u32 len)
+{
+	struct sroce_scatter sc = {
+		.sdev = sdev, .pd = pd, .kc = kc, .sges = sges,
+		.num_sge = num_sge, .cur = cur,
+	};
+
+	return sroce_scatter_skb(&sc, skb, offset, len);
+}
+
+/**
+ * sroce_mr_copy_skb() - place bytes of a packet in an MR
+ * @mr: the MR, referenced; the caller checked the whole range
+ * @iova: where the first byte goes
+ * @skb: the packet; its payload may lie in fragments or a frag list
+ * @offset: where the bytes start, from skb->data
+ * @len: bytes to move
+ *
+ * sroce_mr_copy() with SROCE_COPY_TO_MR, fed from @skb piece by piece;
+ * each piece is checked against the MR as it is then, so an invalidation
+ * between two pieces stops the rest.
+ *
+ * Context: any; does not sleep.
+ * Return: as sroce_mr_copy(); -EINVAL when @skb holds fewer bytes than
+ * asked for.
+ */
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+		      const struct sk_buff *skb, unsigned int offset, u32 len)
+{
+	struct sroce_scatter sc = { .mr = mr, .iova = iova };
+
+	if (!len)
+		return 0;
+	return sroce_scatter_skb(&sc, skb, offset, len);
 }

@@ -16,6 +16,7 @@
 
 #include "mem/sroce_mr.h"
 
+struct sk_buff;
 struct sroce_dev;
 
 /**
@@ -79,6 +80,12 @@ int sroce_copy_data(struct sroce_dev *sdev, struct ib_pd *pd,
 		    struct sroce_key_cache *kc, const struct rxe_sge *sges,
 		    u32 num_sge, struct sroce_sge_cursor *cur, void *buf,
 		    u32 len, enum sroce_copy_dir dir);
+int sroce_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		   struct sroce_key_cache *kc, const struct rxe_sge *sges,
+		   u32 num_sge, struct sroce_sge_cursor *cur,
+		   const struct sk_buff *skb, unsigned int offset, u32 len);
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+		      const struct sk_buff *skb, unsigned int offset, u32 len);
 
 /**
  * sroce_pkt_payload() - payload bytes of the next packet of a message

@@ -232,6 +232,50 @@ static u64 sroce_tfix_va(const struct sroce_tfix *f, enum sroce_tfix_key key)
 	}
 }
 
+/* Add @len bytes of @src to @skb as a page fragment at an odd offset. */
+static void sroce_tfix_add_frag(struct kunit *test, struct sk_buff *skb,
+				const u8 *src, u32 len)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_LE(test, len, (u32)PAGE_SIZE - 5);
+	memcpy(page_address(page) + 5, src, len);
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 5, len,
+			PAGE_SIZE);
+}
+
+/*
+ * The packet @lin again, its headers in the head and its payload split
+ * into two page fragments and a frame on the frag list. Consumes @lin.
+ */
+static struct sk_buff *sroce_tfix_nonlinear(struct kunit *test,
+					    struct sk_buff *lin, u32 hdr_len)
+{
+	u32 len = lin->len - hdr_len, third = len / 3;
+	const u8 *pay = lin->data + hdr_len;
+	struct sk_buff *skb, *tail;
+
+	skb = alloc_skb(sizeof(struct iphdr) + hdr_len, GFP_KERNEL);
+	tail = alloc_skb(len - 2 * third, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_NOT_NULL(test, tail);
+	skb_put_data(skb, skb_network_header(lin),
+		     sizeof(struct iphdr) + hdr_len);
+	skb_reset_network_header(skb);
+	skb_pull(skb, sizeof(struct iphdr));
+	memcpy(skb->cb, lin->cb, sizeof(skb->cb));
+	sroce_tfix_add_frag(test, skb, pay, third);
+	sroce_tfix_add_frag(test, skb, pay + third, third);
+	skb_put_data(tail, pay + 2 * third, len - 2 * third);
+	skb_shinfo(skb)->frag_list = tail;
+	skb->len += tail->len;
+	skb->data_len += tail->len;
+	skb->truesize += tail->truesize;
+	consume_skb(lin);
+	return skb;
+}
+
 /**
  * sroce_tfix_skb() - a request packet as parsing leaves it
  * @test: the running test
@@ -239,7 +283,8 @@ static u64 sroce_tfix_va(const struct sroce_tfix *f, enum sroce_tfix_key key)
  * @s: what the packet is
  *
  * The headers start at skb->data and the control block is filled in; a
- * zeroed IPv4 header sits in front of them, as the network header.
+ * zeroed IPv4 header sits in front of them, as the network header. With
+ * @f->frags a payload of 3 bytes or more lies outside the head.
  *
  * Return: the skb; the caller consumes it.
  */
@@ -285,6 +330,8 @@ struct sk_buff *sroce_tfix_skb(struct kunit *test, const struct sroce_tfix *f,
 	if (sroce_opcode_has_imm(info))
 		sroce_immdt_set_imm(sroce_pkt_immdt(skb, pkt),
 				    cpu_to_be32(TFIX_IMM));
+	if (f->frags && s->len >= 3)
+		skb = sroce_tfix_nonlinear(test, skb, hdr_len);
 	return skb;
 }
 

@@ -51,6 +51,8 @@ static inline u8 sroce_tfix_pattern(u8 msg, u32 i)
  * @cq_ring: the CQ's ring exists
  * @rq_ring: the RQ's ring exists
  * @tasks: the tasks were initialised
+ * @frags: build packets whose payload lies in two page fragments and a
+ *	frame on the frag list, as a NIC or IP reassembly may deliver it
  */
 struct sroce_tfix {
 	struct sroce_test_dev t;
@@ -64,6 +66,7 @@ struct sroce_tfix {
 	bool cq_ring;
 	bool rq_ring;
 	bool tasks;
+	bool frags;
 };
 
 /* Which rkey and address a WRITE's RETH names. */

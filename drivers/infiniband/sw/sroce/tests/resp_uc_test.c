@@ -546,11 +546,17 @@ static void uc_expect_no_refs(struct kunit *test, struct sroce_tfix *f)
 	KUNIT_EXPECT_EQ(test, kref_read(&to_sroce_mr(f->fr_mr)->ref), 1U);
 }
 
-/* Post @t's receive WQEs, then hand its packets to the responder. */
-static struct sroce_tfix *uc_run(struct kunit *test, const struct uc_case *t)
+/*
+ * Post @t's receive WQEs, then hand its packets to the responder, with
+ * their payloads in fragments if @frags.
+ */
+static struct sroce_tfix *uc_run(struct kunit *test, const struct uc_case *t,
+				 bool frags)
 {
 	struct sroce_tfix *f = sroce_tfix_init(test, IB_QPT_UC, t->epsn, t->access);
 	u32 k;
+
+	f->frags = frags;
 
 	for (k = 0; k < t->nrecv; k++)
 		sroce_tfix_post_recv(test, f, k, t->bad_lkey && k == 0);
@@ -563,10 +569,10 @@ static struct sroce_tfix *uc_run(struct kunit *test, const struct uc_case *t)
 	return f;
 }
 
-static void resp_uc_request_test(struct kunit *test)
+static void uc_check(struct kunit *test, bool frags)
 {
 	const struct uc_case *t = test->param_value;
-	struct sroce_tfix *f = uc_run(test, t);
+	struct sroce_tfix *f = uc_run(test, t, frags);
 	u32 posted_left;
 
 	uc_expect_wcs(test, f, t);
@@ -586,6 +592,21 @@ static void resp_uc_request_test(struct kunit *test)
 	uc_expect_no_refs(test, f);
 }
 
+static void resp_uc_request_test(struct kunit *test)
+{
+	uc_check(test, false);
+}
+
+/*
+ * The same messages with every payload of 3 bytes or more split over two
+ * page fragments and a frag list frame: the responder scatters them as
+ * they lie, byte for byte as from a linear packet.
+ */
+static void resp_uc_frags_test(struct kunit *test)
+{
+	uc_check(test, true);
+}
+
 /*
  * out_of_seq_request counts PSN gaps and reorderings on the wire (the
  * rule at the top of sroce_resp_uc.c: "every PSN gap"): a packet that
@@ -597,7 +618,7 @@ static void resp_uc_request_test(struct kunit *test)
 static void resp_uc_oos_test(struct kunit *test)
 {
 	const struct uc_case *t = test->param_value;
-	struct sroce_tfix *f = uc_run(test, t);
+	struct sroce_tfix *f = uc_run(test, t, false);
 
 	KUNIT_EXPECT_EQ(test, sroce_tfix_count(f, SROCE_CNT_OUT_OF_SEQ_REQ), t->oos);
 }
@@ -606,6 +627,7 @@ static struct kunit_case sroce_resp_uc_test_cases[] = {
 	KUNIT_CASE_PARAM(resp_uc_verdict_test, uc_verdict_gen_params),
 	KUNIT_CASE_PARAM(resp_uc_opcode_test, uc_opcode_gen_params),
 	KUNIT_CASE_PARAM(resp_uc_request_test, uc_gen_params),
+	KUNIT_CASE_PARAM(resp_uc_frags_test, uc_gen_params),
 	KUNIT_CASE_PARAM(resp_uc_oos_test, uc_gen_params),
 	{}
 };

@@ -543,11 +543,11 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	bool atomic = pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
 	struct sroce_comp *comp = &qp->comp;
 	struct sroce_send_ctx *ctx;
+	const struct rxe_sge *sges;
 	struct sroce_rsp_expect e;
-	u32 idx, len;
-	void *buf;
 	u64 orig;
 	int err;
+	u32 idx;
 
 	ctx = sroce_comp_retire(qp, p, pkt->psn, false, &idx);
 	if (!ctx || !sroce_wr_is_rd_atomic(ctx->wqe.opcode)) {
@@ -567,21 +567,20 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	case SROCE_RSP_ACCEPT:
 		break;
 	}
+	sges = sroce_wqe_sges(sroce_queue_slot(&qp->sq.queue, idx));
 	if (atomic) {
-		/* the pre-operation value, in host order, into one buffer */
+		/* the pre-operation value, in host order */
 		orig = sroce_atmack_orig(sroce_pkt_atmack(skb, pkt));
-		buf = &orig;
-		len = sizeof(orig);
+		err = sroce_copy_data(sdev, qp->ibqp.pd, &comp->kc, sges,
+				      ctx->wqe.num_sge, &comp->cur, &orig,
+				      sizeof(orig), SROCE_COPY_TO_MR);
 	} else {
 		if (!sroce_comp_read_fits(qp, ctx, pkt))
 			return;	/* malformed: the retry timer recovers */
-		buf = skb->data + pkt->hdr_len;
-		len = pkt->paylen;
+		err = sroce_copy_skb(sdev, qp->ibqp.pd, &comp->kc, sges,
+				     ctx->wqe.num_sge, &comp->cur, skb,
+				     pkt->hdr_len, pkt->paylen);
 	}
-	err = sroce_copy_data(sdev, qp->ibqp.pd, &comp->kc,
-			      sroce_wqe_sges(sroce_queue_slot(&qp->sq.queue, idx)),
-			      ctx->wqe.num_sge, &comp->cur, buf, len,
-			      SROCE_COPY_TO_MR);
 	if (err) {
 		sroce_comp_done(qp, p, idx, err == -ENOSPC ?
 				IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR);

@@ -255,9 +255,7 @@ static void sroce_rcv_qp(struct sroce_dev *sdev, struct sk_buff *skb,
 	if (!qp)
 		goto drop;
 	req = sroce_rcv_check(qp, skb, pkt, &why);
-	if (req < 0 || skb_linearize(skb)) {
-		if (req >= 0)
-			why = SROCE_DROP_NOMEM;
+	if (req < 0) {
 		sroce_qp_put(qp);
 		goto drop;
 	}
@@ -291,9 +289,8 @@ static void sroce_rcv_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
 		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
 
 	n = sroce_mcast_members(&sdev->mcast, &mgid, qpns);
-	if (!n || skb_linearize(skb)) {
-		sroce_rcv_drop(sdev, skb, n ? SROCE_DROP_NOMEM :
-					      SROCE_DROP_NO_QP);
+	if (!n) {
+		sroce_rcv_drop(sdev, skb, SROCE_DROP_NO_QP);
 		return;
 	}
 	/* once, before the clones share it */

@@ -306,10 +306,9 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		return SROCE_RESP_RNR;
 	if (err)
 		return SROCE_RESP_NAK_OP;
-	err = sroce_copy_data(sdev, qp->ibqp.pd, &resp->kc, resp->rwqe.sge,
-			      resp->rwqe.num_sge, &resp->cur,
-			      skb->data + pkt->hdr_len, pkt->paylen,
-			      SROCE_COPY_TO_MR);
+	err = sroce_copy_skb(sdev, qp->ibqp.pd, &resp->kc, resp->rwqe.sge,
+			     resp->rwqe.num_sge, &resp->cur, skb, pkt->hdr_len,
+			     pkt->paylen);
 	/*
 	 * A UC SEND longer than its WQE is the sender's fault, and anyone
 	 * may send one (a UC first packet is taken at any PSN): the message
@@ -362,15 +361,15 @@ static int sroce_resp_write_place(struct sroce_qp *qp, struct sroce_mr *mr,
 	if (!pkt->paylen)
 		return 0;
 	if (mr)
-		return sroce_mr_copy(mr, resp->va, skb->data + pkt->hdr_len,
-				     pkt->paylen, SROCE_COPY_TO_MR);
+		return sroce_mr_copy_skb(mr, resp->va, skb, pkt->hdr_len,
+					 pkt->paylen);
 	found = sroce_rkey_get(sdev, resp->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
 			       resp->va, pkt->paylen, IB_ACCESS_REMOTE_WRITE,
 			       &err);
 	if (!found)
 		return err;
-	err = sroce_mr_copy(found, resp->va, skb->data + pkt->hdr_len,
-			    pkt->paylen, SROCE_COPY_TO_MR);
+	err = sroce_mr_copy_skb(found, resp->va, skb, pkt->hdr_len,
+				pkt->paylen);
 	sroce_mr_put(found);
 	return err;
 }

@@ -44,7 +44,8 @@ void sroce_resp_kick(struct sroce_qp *qp)
 /**
  * sroce_resp_queue() - hand a request packet to the responder
  * @qp: the QP it is for (the caller holds a reference)
- * @skb: the parsed packet, skb->data at the BTH, linear; consumed
+ * @skb: the parsed packet, skb->data at the BTH, its headers linear;
+ *	consumed
  *
  * Past SROCE_RESP_BACKLOG packets waiting, the packet is dropped and
  * counted (dropped_backlog); an RC requester sends it again.

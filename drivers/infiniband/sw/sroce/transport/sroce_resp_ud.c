@@ -67,10 +67,10 @@ static int sroce_resp_ud_scatter(struct sroce_qp *qp, struct sk_buff *skb,
 			      resp->rwqe.num_sge, &resp->cur, grh,
 			      SROCE_GRH_LEN, SROCE_COPY_TO_MR);
 	if (!err && pkt->paylen)
-		err = sroce_copy_data(sdev, qp->ibqp.pd, &resp->kc,
-				      resp->rwqe.sge, resp->rwqe.num_sge,
-				      &resp->cur, skb->data + pkt->hdr_len,
-				      pkt->paylen, SROCE_COPY_TO_MR);
+		err = sroce_copy_skb(sdev, qp->ibqp.pd, &resp->kc,
+				     resp->rwqe.sge, resp->rwqe.num_sge,
+				     &resp->cur, skb, pkt->hdr_len,
+				     pkt->paylen);
 	return err;
 }
 
