@@ -10,14 +10,15 @@
 #     15 packets and one), WRITE of mixed sizes (1 B..64 KiB) at path MTU
 #     1024 (trains of up to 62 packets), and a SEND run under netem loss,
 #     reordering and duplication;
-#   - the module parameter took: sent_gso (trains sent as one skb) moves
-#     with tx_gso on and stays at zero with it off;
+#   - the module parameters took: sent_gso (trains sent as one skb) moves
+#     with tx_gso on and stays at zero with it off, and sent_lent (packets
+#     that carried lent pages) with tx_lend;
 #   - no retransmission on the clean runs.
 #
 # The levers: tx_gso (multi-packet transmit), icrc_later (the ICRC checked
 # by the engine), rx_inline (lone packets executed in the receive softirq),
 # req_follow (a user QP's requester moves to the CPU its application posts
-# from).
+# from), tx_lend (payloads sent from the registered pages, not copied).
 #
 # sroce-vm: timeout 900
 # sroce-vm: mem 2048
@@ -39,7 +40,7 @@ fi
 LOSS_TIMEOUT=12
 [ "$SROCE_KERNEL" = debug ] && LOSS_TIMEOUT=16
 CONFIGS=("" "tx_gso=0" "icrc_later=0" "rx_inline=0" "req_follow=0"
-	 "tx_gso=0 icrc_later=0 rx_inline=0 req_follow=0")
+	 "tx_lend=0" "tx_gso=0 icrc_later=0 rx_inline=0 req_follow=0 tx_lend=0")
 
 failed=()
 
@@ -75,14 +76,20 @@ for cfg in "${CONFIGS[@]}"; do
 	done
 	integ "$tag-write-1024-mixed" -o write -m 1024 -n "$MIXED" -x -s 64K -e 7
 	gso=$(counter sent_gso)
+	lent=$(counter sent_lent)
 	retries=$(counter completer_retry_err)
 	if [[ " $cfg " == *" tx_gso=0 "* ]]; then
 		[ "$gso" = 0 ] || failed+=("$tag: sent_gso $gso with tx_gso=0")
 	else
 		[ "$gso" -gt 0 ] || failed+=("$tag: no train sent as one skb")
 	fi
+	if [[ " $cfg " == *" tx_lend=0 "* ]]; then
+		[ "$lent" = 0 ] || failed+=("$tag: sent_lent $lent with tx_lend=0")
+	else
+		[ "$lent" -gt 0 ] || failed+=("$tag: no packet carried lent pages")
+	fi
 	[ "$retries" = 0 ] || failed+=("$tag: $retries retransmissions on a clean veth")
-	sroce_log "$tag: sent_gso $gso, completer_retry_err $retries"
+	sroce_log "$tag: sent_gso $gso, sent_lent $lent, completer_retry_err $retries"
 
 	for d in veth0 veth1; do
 		/usr/sbin/tc qdisc replace dev "$d" root netem delay 1ms \

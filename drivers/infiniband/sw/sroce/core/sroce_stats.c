@@ -55,6 +55,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_DROPPED_BACKLOG] = { .name = "dropped_backlog" },
 	[SROCE_CNT_DROPPED_UNSENT] = { .name = "dropped_unsent_psn" },
 	[SROCE_CNT_SENT_GSO] = { .name = "sent_gso" },
+	[SROCE_CNT_SENT_LENT] = { .name = "sent_lent" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_CNT_NR);

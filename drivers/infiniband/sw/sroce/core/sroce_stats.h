@@ -54,6 +54,7 @@ enum sroce_counter {
 	SROCE_CNT_DROPPED_BACKLOG,	/* packets a QP's full inbox refused */
 	SROCE_CNT_DROPPED_UNSENT,	/* responses to PSNs never sent */
 	SROCE_CNT_SENT_GSO,		/* trains sent as one skb (sroce_train.c) */
+	SROCE_CNT_SENT_LENT,		/* requests carrying lent MR pages */
 	SROCE_CNT_NR
 };
 

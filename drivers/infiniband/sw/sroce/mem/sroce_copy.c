@@ -11,6 +11,11 @@
  * each time a packet touches it - a translation belongs to an SGE, not to
  * the message - and a small per-engine key cache makes the repeats cheap.
  *
+ * A large payload is not copied on its way out at all: the pages under
+ * its SGEs are lent to the packet (sroce_lend_data()), through the same
+ * walk and the same checks. A received packet is scattered as it lies,
+ * in the pieces of its skb (sroce_copy_skb()).
+ *
  * The SGE array may sit in a ring slot user space can rewrite at any
  * time: each field is read once per step into a private copy, and nothing
  * more than the caller's length or the cursor's residue is ever moved,
@@ -25,6 +30,7 @@
 
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/mm.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
 
@@ -146,16 +152,26 @@ void sroce_cursor_init(struct sroce_sge_cursor *cur, u32 length)
 }
 
 /*
- * Access @sge as the direction requires and move @n bytes between @buf
- * and the SGE's memory at @offset into it. @sge is the caller's private
- * copy; @offset + @n lies inside it.
+ * What a walk over an SGE list does with each piece of an SGE it reaches,
+ * once the piece is translated and checked: copy it (sroce_copy_data())
+ * or lend its pages (sroce_lend_data()).
  */
-static int sroce_copy_sge(struct sroce_dev *sdev, struct ib_pd *pd,
+struct sroce_walk {
+	int (*piece)(struct sroce_walk *w, struct sroce_mr *mr, u64 iova,
+		     u32 n);
+	u32 access;
+};
+
+/*
+ * Translate @sge, check it for the walk's access and hand its @n bytes
+ * at @offset to the walk. @sge is the caller's private copy; @offset +
+ * @n lies inside it.
+ */
+static int sroce_walk_sge(struct sroce_dev *sdev, struct ib_pd *pd,
 			  struct sroce_key_cache *kc,
-			  const struct rxe_sge *sge, u32 offset, void *buf,
-			  u32 n, enum sroce_copy_dir dir)
+			  const struct rxe_sge *sge, u32 offset, u32 n,
+			  struct sroce_walk *w)
 {
-	u32 access = dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	struct sroce_key_cache_entry *slot;
 	struct sroce_mr *mr;
 	int err;
@@ -165,7 +181,7 @@ static int sroce_copy_sge(struct sroce_dev *sdev, struct ib_pd *pd,
 		return -EINVAL;
 
 	/* The whole SGE must lie in the MR, not just this packet's part. */
-	err = sroce_mr_check(mr, pd, sge->addr, sge->length, access);
+	err = sroce_mr_check(mr, pd, sge->addr, sge->length, w->access);
 	if (err == -EACCES &&
 	    sroce_mr_check(mr, pd, sge->addr, sge->length, 0) == -EACCES) {
 		/* Not VALID: invalidated, or being deregistered. */
@@ -175,11 +191,69 @@ static int sroce_copy_sge(struct sroce_dev *sdev, struct ib_pd *pd,
 		goto out_release;
 	}
 	if (!err)
-		err = sroce_mr_copy(mr, sge->addr + offset, buf, n, dir);
+		err = w->piece(w, mr, sge->addr + offset, n);
 
 out_release:
 	if (!slot)
 		sroce_mr_put(mr);
+	return err;
+}
+
+/* The SGE walk of sroce_copy_data(), for any kind of walk. */
+static int sroce_walk_data(struct sroce_dev *sdev, struct ib_pd *pd,
+			   struct sroce_key_cache *kc,
+			   const struct rxe_sge *sges, u32 num_sge,
+			   struct sroce_sge_cursor *cur, u32 len,
+			   struct sroce_walk *w)
+{
+	struct rxe_sge sge;
+	u32 n;
+	int err;
+
+	while (len) {
+		if (!cur->resid || cur->cur_sge >= num_sge)
+			return -ENOSPC;
+
+		sge.addr = READ_ONCE(sges[cur->cur_sge].addr);
+		sge.length = READ_ONCE(sges[cur->cur_sge].length);
+		sge.lkey = READ_ONCE(sges[cur->cur_sge].lkey);
+		if (cur->sge_offset >= sge.length) {
+			cur->cur_sge++;
+			cur->sge_offset = 0;
+			continue;
+		}
+
+		n = min3(len, cur->resid, sge.length - cur->sge_offset);
+		err = sroce_walk_sge(sdev, pd, kc, &sge, cur->sge_offset, n, w);
+		if (err)
+			return err;
+
+		len -= n;
+		cur->resid -= n;
+		cur->sge_offset += n;
+		if (cur->sge_offset == sge.length) {
+			cur->cur_sge++;
+			cur->sge_offset = 0;
+		}
+	}
+	return 0;
+}
+
+struct sroce_copy_walk {
+	struct sroce_walk w;
+	void *buf;
+	enum sroce_copy_dir dir;
+};
+
+static int sroce_copy_piece(struct sroce_walk *w, struct sroce_mr *mr,
+			    u64 iova, u32 n)
+{
+	struct sroce_copy_walk *c = container_of(w, struct sroce_copy_walk, w);
+	int err;
+
+	err = sroce_mr_copy(mr, iova, c->buf, n, c->dir);
+	if (!err)
+		c->buf += n;
 	return err;
 }
 
@@ -229,108 +303,102 @@ int sroce_copy_data(struct sroce_dev *sdev, struct ib_pd *pd,
 		    u32 num_sge, struct sroce_sge_cursor *cur, void *buf,
 		    u32 len, enum sroce_copy_dir dir)
 {
-	struct rxe_sge sge;
-	u32 n;
+	struct sroce_copy_walk c = {
+		.w.piece = sroce_copy_piece,
+		.w.access = dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0,
+		.buf = buf,
+		.dir = dir,
+	};
+
+	return sroce_walk_data(sdev, pd, kc, sges, num_sge, cur, len, &c.w);
+}
+
+struct sroce_lend_walk {
+	struct sroce_walk w;
+	struct sroce_mr_frag *frags;
+	unsigned int n;
+	unsigned int max;
+};
+
+static int sroce_lend_piece(struct sroce_walk *w, struct sroce_mr *mr,
+			    u64 iova, u32 n)
+{
+	struct sroce_lend_walk *l = container_of(w, struct sroce_lend_walk, w);
+	int ret;
+
+	ret = sroce_mr_lend(mr, iova, n, l->frags + l->n, l->max - l->n);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -EOPNOTSUPP;
+	l->n += ret;
+	return 0;
+}
+
+/**
+ * sroce_lend_data() - the pages under the next bytes of a message
+ * @sdev: the device whose keys the lkeys are
+ * @pd: the PD of the QP
+ * @kc: the calling engine's key cache, or NULL
+ * @sges: the send WQE's SGE list (may be user-writable)
+ * @num_sge: the validated number of SGEs in @sges
+ * @cur: the cursor, advanced past the bytes lent on success
+ * @len: bytes to lend
+ * @frags: where the pieces go
+ * @max: room in @frags
+ *
+ * The gather of sroce_copy_data() (SROCE_COPY_FROM_MR), with the same
+ * translation and checks of every SGE, except that the bytes are not
+ * copied: the pages that hold them are referenced (sroce_mr_lend()) for
+ * a packet to carry. Anything that stops the walk - memory that may not
+ * be lent, more than @max pieces, a bad SGE - leaves the cursor where it
+ * was and no reference behind; the caller then gathers the packet with
+ * sroce_copy_data(), which reports a bad SGE exactly.
+ *
+ * Context: any; does not sleep. The caller serialises use of @cur and
+ * @kc, and keeps @sges mapped.
+ * Return: the number of pieces in @frags (the caller owns their page
+ * references), or a negative errno.
+ */
+int sroce_lend_data(struct sroce_dev *sdev, struct ib_pd *pd,
+		    struct sroce_key_cache *kc, const struct rxe_sge *sges,
+		    u32 num_sge, struct sroce_sge_cursor *cur, u32 len,
+		    struct sroce_mr_frag *frags, unsigned int max)
+{
+	struct sroce_lend_walk l = {
+		.w.piece = sroce_lend_piece,
+		.frags = frags,
+		.max = max,
+	};
+	struct sroce_sge_cursor start = *cur;
 	int err;
 
-	while (len) {
-		if (!cur->resid || cur->cur_sge >= num_sge)
-			return -ENOSPC;
-
-		sge.addr = READ_ONCE(sges[cur->cur_sge].addr);
-		sge.length = READ_ONCE(sges[cur->cur_sge].length);
-		sge.lkey = READ_ONCE(sges[cur->cur_sge].lkey);
-		if (cur->sge_offset >= sge.length) {
-			cur->cur_sge++;
-			cur->sge_offset = 0;
-			continue;
-		}
-
-		n = min3(len, cur->resid, sge.length - cur->sge_offset);
-		err = sroce_copy_sge(sdev, pd, kc, &sge, cur->sge_offset, buf,
-				     n, dir);
-		if (err)
-			return err;
-
-		buf += n;
-		len -= n;
-		cur->resid -= n;
-		cur->sge_offset += n;
-		if (cur->sge_offset == sge.length) {
-			cur->cur_sge++;
-			cur->sge_offset = 0;
-		}
-	}
-	return 0;
+	err = sroce_walk_data(sdev, pd, kc, sges, num_sge, cur, len, &l.w);
+	if (!err)
+		return l.n;
+	while (l.n--)
+		put_page(frags[l.n].page);
+	*cur = start;
+	return err;
 }
 
 /* ---- scattering a received packet -------------------------------------- */
 
-/* Where the pieces of a packet go: an SGE list or one MR. */
-struct sroce_scatter {
-	struct sroce_dev *sdev;
-	struct ib_pd *pd;
-	struct sroce_key_cache *kc;
-	const struct rxe_sge *sges;
-	u32 num_sge;
-	struct sroce_sge_cursor *cur;
-	struct sroce_mr *mr;
-	u64 iova;
+struct sroce_skb_walk {
+	struct sroce_walk w;
+	const struct sk_buff *skb;
+	unsigned int offset;
 };
 
-static int sroce_scatter_piece(struct sroce_scatter *sc, const void *piece,
-			       u32 n)
+static int sroce_skb_piece(struct sroce_walk *w, struct sroce_mr *mr,
+			   u64 iova, u32 n)
 {
-	/* both copies only read @piece when they scatter */
-	void *buf = (void *)piece;
+	struct sroce_skb_walk *k = container_of(w, struct sroce_skb_walk, w);
 	int err;
 
-	if (!sc->mr)
-		return sroce_copy_data(sc->sdev, sc->pd, sc->kc, sc->sges,
-				       sc->num_sge, sc->cur, buf, n,
-				       SROCE_COPY_TO_MR);
-	err = sroce_mr_copy(sc->mr, sc->iova, buf, n, SROCE_COPY_TO_MR);
+	err = sroce_mr_copy_skb(mr, iova, k->skb, k->offset, n);
 	if (!err)
-		sc->iova += n;
-	return err;
-}
-
-/*
- * Scatter bytes [@offset, @offset + @len) of @skb in the pieces it holds
- * them in: its head, each page fragment, each skb of its frag list. A
- * packet from a NIC that delivers fragments is not linearised first,
- * which would cost a second copy of the payload and an allocation.
- */
-static int sroce_scatter_skb(struct sroce_scatter *sc,
-			     const struct sk_buff *skb, unsigned int offset,
-			     u32 len)
-{
-	unsigned int head = skb_headlen(skb);
-	struct skb_seq_state st;
-	const u8 *data;
-	u32 n, done = 0;
-	int err = 0;
-
-	if (offset <= head && len <= head - offset)
-		return sroce_scatter_piece(sc, skb->data + offset, len);
-	if (offset > skb->len || len > skb->len - offset)
-		return -EINVAL;
-
-	/* skb_seq_read() takes no const skb; it only reads it */
-	skb_prepare_seq_read((struct sk_buff *)skb, offset, offset + len, &st);
-	while (done < len) {
-		n = skb_seq_read(done, &data, &st);
-		if (!n) {
-			err = -EINVAL;
-			break;
-		}
-		n = min(n, len - done);
-		err = sroce_scatter_piece(sc, data, n);
-		if (err)
-			break;
-		done += n;
-	}
-	skb_abort_seq_read(&st);
+		k->offset += n;
 	return err;
 }
 
@@ -346,49 +414,28 @@ static int sroce_scatter_skb(struct sroce_scatter *sc,
  * @offset: where the bytes start, from skb->data
  * @len: bytes to move
  *
- * sroce_copy_data() with SROCE_COPY_TO_MR, fed from @skb piece by piece.
- * The cursor rules are sroce_copy_data()'s: on failure the cursor stands
- * after the last byte moved.
+ * sroce_copy_data() with SROCE_COPY_TO_MR, from the bytes of @skb as they
+ * lie (sroce_mr_copy_skb()): each SGE is translated and checked once, as
+ * for a linear packet, whatever pieces of the packet fill it. The cursor
+ * rules are sroce_copy_data()'s.
  *
  * Context: any; does not sleep.
- * Return: as sroce_copy_data(); -EINVAL also when @skb holds fewer bytes
- * than asked for.
+ * Return: as sroce_copy_data(); -EINVAL, with nothing moved, when @skb
+ * holds fewer than @len bytes from @offset.
  */
 int sroce_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
 		   struct sroce_key_cache *kc, const struct rxe_sge *sges,
 		   u32 num_sge, struct sroce_sge_cursor *cur,
 		   const struct sk_buff *skb, unsigned int offset, u32 len)
 {
-	struct sroce_scatter sc = {
-		.sdev = sdev, .pd = pd, .kc = kc, .sges = sges,
-		.num_sge = num_sge, .cur = cur,
+	struct sroce_skb_walk k = {
+		.w.piece = sroce_skb_piece,
+		.w.access = IB_ACCESS_LOCAL_WRITE,
+		.skb = skb,
+		.offset = offset,
 	};
 
-	return sroce_scatter_skb(&sc, skb, offset, len);
-}
-
-/**
- * sroce_mr_copy_skb() - place bytes of a packet in an MR
- * @mr: the MR, referenced; the caller checked the whole range
- * @iova: where the first byte goes
- * @skb: the packet; its payload may lie in fragments or a frag list
- * @offset: where the bytes start, from skb->data
- * @len: bytes to move
- *
- * sroce_mr_copy() with SROCE_COPY_TO_MR, fed from @skb piece by piece;
- * each piece is checked against the MR as it is then, so an invalidation
- * between two pieces stops the rest.
- *
- * Context: any; does not sleep.
- * Return: as sroce_mr_copy(); -EINVAL when @skb holds fewer bytes than
- * asked for.
- */
-int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
-		      const struct sk_buff *skb, unsigned int offset, u32 len)
-{
-	struct sroce_scatter sc = { .mr = mr, .iova = iova };
-
-	if (!len)
-		return 0;
-	return sroce_scatter_skb(&sc, skb, offset, len);
+	if (offset > skb->len || len > skb->len - offset)
+		return -EINVAL;
+	return sroce_walk_data(sdev, pd, kc, sges, num_sge, cur, len, &k.w);
 }

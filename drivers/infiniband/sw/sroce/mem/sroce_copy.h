@@ -15,6 +15,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "mem/sroce_mr.h"
+#include "mem/sroce_mr_io.h"
 
 struct sk_buff;
 struct sroce_dev;
@@ -80,12 +81,14 @@ int sroce_copy_data(struct sroce_dev *sdev, struct ib_pd *pd,
 		    struct sroce_key_cache *kc, const struct rxe_sge *sges,
 		    u32 num_sge, struct sroce_sge_cursor *cur, void *buf,
 		    u32 len, enum sroce_copy_dir dir);
+int sroce_lend_data(struct sroce_dev *sdev, struct ib_pd *pd,
+		    struct sroce_key_cache *kc, const struct rxe_sge *sges,
+		    u32 num_sge, struct sroce_sge_cursor *cur, u32 len,
+		    struct sroce_mr_frag *frags, unsigned int max);
 int sroce_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
 		   struct sroce_key_cache *kc, const struct rxe_sge *sges,
 		   u32 num_sge, struct sroce_sge_cursor *cur,
 		   const struct sk_buff *skb, unsigned int offset, u32 len);
-int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
-		      const struct sk_buff *skb, unsigned int offset, u32 len);
 
 /**
  * sroce_pkt_payload() - payload bytes of the next packet of a message

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce memory regions: registration verbs, and the translation of
- * (key, iova) to memory that the data path uses.
+ * sroce memory regions: registration verbs, lookup by key, and the
+ * checks of (key, iova, length, access) the data path makes before it
+ * touches an MR's memory (sroce_mr_io.c).
  *
  * Lifetime. An MR is allocated here. Its key index is reserved in
  * sroce_dev.keys first and the tagged pointer is stored there last, once
@@ -434,20 +435,14 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 /* ---- the data path ---------------------------------------------------- */
 
-/* What the data path needs of an MR, read in one go under its lock. */
-struct sroce_mr_view {
-	u32 key;
-	enum sroce_mr_state state;
-	u32 access;
-	u64 iova;
-	u64 length;
-	u64 first_offset;
-	unsigned int page_shift;
-	unsigned long num_pages;
-	u64 *page_list;
-};
-
-static void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v)
+/**
+ * sroce_mr_view() - what the data path needs of an MR, in one go
+ * @mr: the MR, referenced
+ * @v: filled under the MR's lock
+ *
+ * Context: any; takes the MR's lock with interrupts off.
+ */
+void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v)
 {
 	unsigned long flags;
 
@@ -522,186 +517,6 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 
 	sroce_mr_view(mr, &v);
 	return sroce_mr_view_check(&v, mr, pd, iova, len, access);
-}
-
-static void sroce_copy_bytes(void *mem, void *buf, size_t len,
-			     enum sroce_copy_dir dir)
-{
-	if (dir == SROCE_COPY_TO_MR)
-		memcpy(mem, buf, len);
-	else
-		memcpy(buf, mem, len);
-}
-
-/* The kernel address of page @index of a paged MR, mapped. */
-static void *sroce_mr_page_va(struct sroce_mr *mr,
-			      const struct sroce_mr_view *v, u64 index)
-{
-	if (mr->kind == SROCE_MR_USER)
-		return kmap_local_page(mr->pages[index]);
-	return (void *)(uintptr_t)v->page_list[index];
-}
-
-static void sroce_mr_page_unmap(struct sroce_mr *mr, void *va)
-{
-	if (mr->kind == SROCE_MR_USER)
-		kunmap_local(va);
-}
-
-/* The copy itself, once sroce_mr_copy() has checked @v. */
-static int sroce_mr_copy_pages(struct sroce_mr *mr,
-			       const struct sroce_mr_view *v, u64 iova,
-			       void *buf, u64 len, enum sroce_copy_dir dir)
-{
-	u64 index, off;
-
-	if (mr->kind == SROCE_MR_DMA) {
-		sroce_copy_bytes((void *)(uintptr_t)iova, buf, len, dir);
-		return 0;
-	}
-
-	sroce_mr_page_pos(v->first_offset, v->page_shift, iova - v->iova,
-			  &index, &off);
-	while (len) {
-		u64 chunk = min_t(u64, len, (1ULL << v->page_shift) - off);
-		void *va;
-
-		if (index >= v->num_pages)
-			return -EFAULT;
-		va = sroce_mr_page_va(mr, v, index);
-		sroce_copy_bytes(va + off, buf, chunk, dir);
-		sroce_mr_page_unmap(mr, va);
-
-		buf += chunk;
-		len -= chunk;
-		index++;
-		off = 0;
-	}
-	return 0;
-}
-
-/**
- * sroce_mr_copy() - copy between a buffer and an MR
- * @mr: the MR, referenced; the caller ran sroce_mr_check()
- * @iova: first byte in the MR (a kernel virtual address for a DMA MR)
- * @buf: the kernel buffer
- * @len: bytes
- * @dir: SROCE_COPY_TO_MR or SROCE_COPY_FROM_MR
- *
- * Checks the state and the range again against the MR as it is now, so
- * that a message in progress stops at the first packet after a dereg or
- * an invalidation, and a racing remapping can never make it touch memory
- * outside the region; refuses to write to an MR without local write
- * access (its pages may be shared, e.g. the zero page). The copy runs in
- * an RCU read-side section: sroce_dereg_mr() of an MR still referenced
- * waits for a grace period, so no copy that saw the MR valid is still
- * running when dereg returns.
- *
- * Context: any; does not sleep.
- * Return: 0, -EACCES for an MR no longer valid or a write to a read-only
- * MR, -EFAULT when the range is (no longer) inside the MR.
- */
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
-		  enum sroce_copy_dir dir)
-{
-	struct sroce_mr_view v;
-	int err;
-
-	if (!len)
-		return 0;
-
-	rcu_read_lock();
-	sroce_mr_view(mr, &v);
-	if (v.state != SROCE_MR_VALID)
-		err = -EACCES;
-	else if (dir == SROCE_COPY_TO_MR &&
-		 !(v.access & IB_ACCESS_LOCAL_WRITE))
-		err = -EACCES;
-	else if (!sroce_range_within(v.iova, v.length, iova, len))
-		err = -EFAULT;
-	else
-		err = sroce_mr_copy_pages(mr, &v, iova, buf, len, dir);
-	rcu_read_unlock();
-	return err;
-}
-
-/* Serialises the atomics of all QPs against each other. */
-static DEFINE_SPINLOCK(sroce_atomic_lock);
-
-/* The kernel address of the 8 bytes at @iova, once @v has been checked. */
-static u64 *sroce_mr_atomic_target(struct sroce_mr *mr,
-				   const struct sroce_mr_view *v, u64 iova)
-{
-	u64 index, off;
-	void *base;
-
-	if (mr->kind == SROCE_MR_DMA)
-		return (u64 *)(uintptr_t)iova;
-	sroce_mr_page_pos(v->first_offset, v->page_shift, iova - v->iova,
-			  &index, &off);
-	if (index >= v->num_pages)
-		return NULL;
-	if (mr->kind == SROCE_MR_USER)
-		base = page_address(mr->pages[index]);
-	else
-		base = (void *)(uintptr_t)v->page_list[index];
-	return base ? base + off : NULL;
-}
-
-/**
- * sroce_mr_atomic() - execute an atomic operation on an MR
- * @mr: the MR, referenced; the caller ran the access checks
- * @iova: address of the 8-byte target
- * @op: IB_OPCODE_RC_COMPARE_SWAP or IB_OPCODE_RC_FETCH_ADD
- * @compare: the value compared with (compare and swap)
- * @swap_add: the value swapped in, or added
- * @orig: set to the target's value before the operation
- *
- * The alignment that IBA 9.4.5 requires is checked on the kernel
- * address, not only on @iova: a user MR registered at an iova that is
- * not congruent to its address modulo 8, or an FRMR whose iova a ULP
- * rebased, puts an aligned @iova at an unaligned kernel address, whose
- * 8 bytes may run into the next page, which is not the MR's. Aligned,
- * they never cross a page. The operation runs under RCU, with the MR's
- * state checked again, so that it is ordered before a dereg that
- * returns (sroce_dereg_mr()).
- *
- * Context: any; does not sleep.
- * Return: 0; -EINVAL when the target is not 8-byte aligned; -EACCES when
- * the MR is no longer valid or not writable; -EFAULT when the target is
- * not (or no longer) inside the MR.
- */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, u8 op, u64 compare,
-		    u64 swap_add, u64 *orig)
-{
-	struct sroce_mr_view v;
-	u64 *target;
-	int err = 0;
-
-	if (!IS_ALIGNED(iova, sizeof(u64)))
-		return -EINVAL;
-	rcu_read_lock();
-	sroce_mr_view(mr, &v);
-	if (v.state != SROCE_MR_VALID || !(v.access & IB_ACCESS_LOCAL_WRITE))
-		err = -EACCES;
-	else if (!sroce_range_within(v.iova, v.length, iova, sizeof(u64)))
-		err = -EFAULT;
-	target = err ? NULL : sroce_mr_atomic_target(mr, &v, iova);
-	if (!err && !target)
-		err = -EFAULT;
-	else if (target && !IS_ALIGNED((uintptr_t)target, sizeof(u64)))
-		err = -EINVAL;
-	if (!err) {
-		spin_lock_bh(&sroce_atomic_lock);
-		*orig = *target;
-		if (op == IB_OPCODE_RC_FETCH_ADD)
-			*target = *orig + swap_add;
-		else if (*orig == compare)
-			*target = swap_add;
-		spin_unlock_bh(&sroce_atomic_lock);
-	}
-	rcu_read_unlock();
-	return err;
 }
 
 /**

@@ -155,16 +155,6 @@ static inline struct sroce_mr *to_sroce_mr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
-/**
- * enum sroce_copy_dir - direction of sroce_mr_copy()
- * @SROCE_COPY_TO_MR: from the buffer into the MR
- * @SROCE_COPY_FROM_MR: from the MR into the buffer
- */
-enum sroce_copy_dir {
-	SROCE_COPY_TO_MR,
-	SROCE_COPY_FROM_MR,
-};
-
 int sroce_mr_access_check(int access);
 u64 sroce_mr_page_count(u64 start, u64 length, unsigned int page_shift);
 
@@ -176,15 +166,37 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			     u32 max_num_sg);
 
-/* data path */
+/**
+ * struct sroce_mr_view - what the data path needs of an MR, read in one
+ *	go under its lock (sroce_mr_view())
+ * @key: the current key
+ * @state: VALID or not
+ * @access: IB_ACCESS_* of the registration
+ * @iova: first address
+ * @length: bytes
+ * @first_offset: offset of @iova in the first page
+ * @page_shift: log2 of the page size
+ * @num_pages: pages mapped
+ * @page_list: a fast-reg MR's page list as checked (NULL otherwise)
+ */
+struct sroce_mr_view {
+	u32 key;
+	enum sroce_mr_state state;
+	u32 access;
+	u64 iova;
+	u64 length;
+	u64 first_offset;
+	unsigned int page_shift;
+	unsigned long num_pages;
+	u64 *page_list;
+};
+
+/* data path: lookup and checks (the accesses are in sroce_mr_io.h) */
 struct sroce_mr *sroce_mr_get_lkey(struct sroce_dev *sdev, u32 lkey);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   u32 access);
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u64 len,
-		  enum sroce_copy_dir dir);
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, u8 op, u64 compare,
-		    u64 swap_add, u64 *orig);
+void sroce_mr_view(struct sroce_mr *mr, struct sroce_mr_view *v);
 struct sroce_mr *sroce_mr_resolve(struct sroce_mr *mr, u32 rkey,
 				  struct ib_pd *pd, u64 iova, u64 len,
 				  u32 access, int *err);

@@ -9,10 +9,14 @@
  * Copyright (c) 2026 The sroce authors
  */
 
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
+#include "mem/sroce_mr_io.h"
 #include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
 #include "wire/sroce_hdr.h"
@@ -80,6 +84,82 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 	sroce_bth_set_ackreq(bth, ackreq);
 	sroce_bth_set_psn(bth, psn);
 	return skb;
+}
+
+static bool sroce_tx_lend_on = true;
+module_param_named(tx_lend, sroce_tx_lend_on, bool, 0644);
+MODULE_PARM_DESC(tx_lend,
+		 "Send large payloads from the registered pages instead of a copy (default: on)");
+
+/**
+ * sroce_tx_lends() - should a payload be lent rather than copied?
+ * @paylen: its bytes
+ *
+ * Below SROCE_TX_LEND_MIN bytes the page references and the packet's
+ * extra fragment cost more than the copy; the module parameter tx_lend
+ * turns lending off altogether.
+ *
+ * Context: any.
+ * Return: true to try sroce_tx_lend() first.
+ */
+bool sroce_tx_lends(u32 paylen)
+{
+	return paylen >= SROCE_TX_LEND_MIN && READ_ONCE(sroce_tx_lend_on);
+}
+
+/**
+ * sroce_tx_lend() - give a packet a payload of lent pages
+ * @skb: from sroce_tx_alloc() with no payload
+ * @frags: the payload, as sroce_lend_data() found it; each page reference
+ *	passes to @skb
+ * @n: pieces in @frags, 1..SROCE_TX_LEND_FRAGS
+ * @paylen: their bytes
+ *
+ * The pieces become the packet's page fragments, and a fragment of the
+ * packet's own follows them with the pad (zeroed) and the room for the
+ * ICRC, which sroce_icrc_skb_fill() writes there: nothing is ever written
+ * to a lent page. The fragments are marked shared (SKBFL_SHARED_FRAG):
+ * their owner may change them while the packet is in flight, so a layer
+ * that must see stable bytes copies them first.
+ *
+ * Context: any; allocates with GFP_ATOMIC.
+ * Return: 0, or -ENOMEM; either way the references belong to @skb, and
+ * freeing it drops them.
+ */
+int sroce_tx_lend(struct sk_buff *skb, const struct sroce_mr_frag *frags,
+		  unsigned int n, u32 paylen)
+{
+	unsigned int pad = sroce_pad_count(paylen), i;
+	struct page *page;
+	u8 *tail;
+
+	if (WARN_ON_ONCE(!n || n > SROCE_TX_LEND_FRAGS)) {
+		while (n--)
+			put_page(frags[n].page);
+		return -EINVAL;
+	}
+	/* the ICRC room sroce_tx_alloc() left moves to the end */
+	__skb_trim(skb, skb->len - SROCE_ICRC_LEN);
+	for (i = 0; i < n; i++)
+		skb_fill_page_desc(skb, i, frags[i].page, frags[i].off,
+				   frags[i].len);
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	skb->len += paylen;
+	skb->data_len += paylen;
+	skb->truesize += paylen;
+	sroce_bth_set_pad((struct sroce_bth *)skb->data, pad);
+
+	tail = netdev_alloc_frag(pad + SROCE_ICRC_LEN);
+	if (!tail)
+		return -ENOMEM;
+	memset(tail, 0, pad + SROCE_ICRC_LEN);
+	page = virt_to_head_page(tail);
+	skb_fill_page_desc(skb, n, page, tail - (u8 *)page_address(page),
+			   pad + SROCE_ICRC_LEN);
+	skb->len += pad + SROCE_ICRC_LEN;
+	skb->data_len += pad + SROCE_ICRC_LEN;
+	skb->truesize += pad + SROCE_ICRC_LEN;
+	return 0;
 }
 
 /**

@@ -16,6 +16,19 @@
 
 struct sroce_av;
 struct sroce_dev;
+struct sroce_mr_frag;
+
+/*
+ * Page fragments of lent payload a packet may carry: one skb fragment is
+ * the packet's own, for the pad and the ICRC.
+ */
+#define SROCE_TX_LEND_FRAGS	(MAX_SKB_FRAGS - 1)
+
+/*
+ * Payload bytes from which a packet carries lent pages rather than a
+ * copy (sroce_tx_lends()).
+ */
+#define SROCE_TX_LEND_MIN	1024
 
 /*
  * Jiffies a QP engine waits before it sends a packet again that a full
@@ -28,6 +41,9 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 			       const struct sroce_av *av, u32 dest_qpn,
 			       u8 opcode, u32 psn, u32 paylen, bool ackreq,
 			       bool se);
+bool sroce_tx_lends(u32 paylen);
+int sroce_tx_lend(struct sk_buff *skb, const struct sroce_mr_frag *frags,
+		  unsigned int n, u32 paylen);
 void *sroce_tx_hdr(struct sk_buff *skb, enum sroce_hdr_id id);
 void *sroce_tx_payload(struct sk_buff *skb);
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,

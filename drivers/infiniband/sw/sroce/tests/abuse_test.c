@@ -26,6 +26,7 @@
 #include "core/sroce_dev.h"
 #include "mem/sroce_frmr.h"
 #include "mem/sroce_mr.h"
+#include "mem/sroce_mr_io.h"
 #include "obj/sroce_cq.h"
 #include "obj/sroce_queue.h"
 #include "obj/sroce_srq.h"

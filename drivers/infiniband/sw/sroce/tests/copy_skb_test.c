@@ -20,6 +20,7 @@
 
 #include "mem/sroce_copy.h"
 #include "mem/sroce_mr.h"
+#include "mem/sroce_mr_io.h"
 #include "test_util.h"
 
 #define SENTINEL	0xa5

@@ -74,62 +74,21 @@ static void expect_cursor(struct kunit *test, const struct sroce_sge_cursor *cur
 	KUNIT_EXPECT_EQ(test, cur->resid, resid);
 }
 
-/* A fast-reg MR over separately allocated pages, all SENTINEL. */
-#define TMR_MAX_PAGES	3
+/* sroce_test_mr_create() fills its pages with SENTINEL. */
+static_assert(SENTINEL == SROCE_TEST_SENTINEL);
 
-struct tmr {
-	struct ib_mr *ibmr;
-	struct page *page[TMR_MAX_PAGES];
-	unsigned int npages;
-};
-
-static void tmr_create(struct kunit *test, struct ib_pd *pd, struct tmr *m,
-		       u32 size, int access)
-{
-	struct scatterlist sg[TMR_MAX_PAGES];
-	unsigned int i;
-
-	m->npages = DIV_ROUND_UP(size, PAGE_SIZE);
-	KUNIT_ASSERT_LE(test, m->npages, TMR_MAX_PAGES);
-	sg_init_table(sg, m->npages);
-	for (i = 0; i < m->npages; i++) {
-		m->page[i] = alloc_page(GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, m->page[i]);
-		memset(page_address(m->page[i]), SENTINEL, PAGE_SIZE);
-		sg_set_page(&sg[i], m->page[i], PAGE_SIZE, 0);
-		sg_dma_address(&sg[i]) = (uintptr_t)page_address(m->page[i]);
-		sg_dma_len(&sg[i]) = PAGE_SIZE;
-	}
-	m->ibmr = sroce_alloc_mr(pd, IB_MR_TYPE_MEM_REG, m->npages);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(m->ibmr));
-	m->ibmr->page_size = PAGE_SIZE;
-	KUNIT_ASSERT_EQ(test, sroce_map_mr_sg(m->ibmr, sg, m->npages, NULL),
-			(int)m->npages);
-	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(pd, m->ibmr, m->ibmr->lkey,
-						access), IB_WC_SUCCESS);
-}
-
-static void tmr_destroy(struct kunit *test, struct tmr *m)
-{
-	unsigned int i;
-
-	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(m->ibmr, NULL), 0);
-	for (i = 0; i < m->npages; i++)
-		__free_page(m->page[i]);
-}
-
-static u8 *tmr_at(struct tmr *m, u32 off)
+static u8 *tmr_at(struct sroce_test_mr *m, u32 off)
 {
 	return page_address(m->page[off / PAGE_SIZE]) + off % PAGE_SIZE;
 }
 
 /* References on the MR besides the registration's own. */
-static unsigned int tmr_extra_refs(struct tmr *m)
+static unsigned int tmr_extra_refs(struct sroce_test_mr *m)
 {
 	return kref_read(&to_sroce_mr(m->ibmr)->ref) - 1;
 }
 
-static struct rxe_sge tmr_sge(struct tmr *m, u32 off, u32 len)
+static struct rxe_sge tmr_sge(struct sroce_test_mr *m, u32 off, u32 len)
 {
 	struct rxe_sge sge = {
 		.addr = m->ibmr->iova + off,
@@ -141,7 +100,7 @@ static struct rxe_sge tmr_sge(struct tmr *m, u32 off, u32 len)
 }
 
 /* [off, off + len) of the MR := message bytes first, first + 1, ... */
-static void tmr_fill(struct tmr *m, u32 off, u32 len, u32 first)
+static void tmr_fill(struct sroce_test_mr *m, u32 off, u32 len, u32 first)
 {
 	u32 i;
 
@@ -150,7 +109,7 @@ static void tmr_fill(struct tmr *m, u32 off, u32 len, u32 first)
 }
 
 /* Does [off, off + len) hold message bytes first, first + 1, ...? */
-static bool tmr_holds(struct tmr *m, u32 off, u32 len, u32 first)
+static bool tmr_holds(struct sroce_test_mr *m, u32 off, u32 len, u32 first)
 {
 	u32 i;
 
@@ -160,7 +119,7 @@ static bool tmr_holds(struct tmr *m, u32 off, u32 len, u32 first)
 	return true;
 }
 
-static bool tmr_untouched(struct tmr *m, u32 off, u32 len)
+static bool tmr_untouched(struct sroce_test_mr *m, u32 off, u32 len)
 {
 	u32 i;
 
@@ -222,15 +181,15 @@ static void pkt_payload_test(struct kunit *test)
 static void gather_walkthrough_test(struct kunit *test)
 {
 	struct rxe_sge sges[3];
-	struct tmr m1, m2;
+	struct sroce_test_mr m1, m2;
 	struct fake f;
 	u8 *out;
 	u32 n;
 
 	fake_init(test, &f);
 	/* Gather is a local read: MRs without any access bit will do. */
-	tmr_create(test, f.pd, &m1, 4096, 0);
-	tmr_create(test, f.pd, &m2, 8192, 0);
+	sroce_test_mr_create(test, f.pd, &m1, 4096, 0);
+	sroce_test_mr_create(test, f.pd, &m2, 8192, 0);
 	sges[0] = tmr_sge(&m1, 0x100, 1024);
 	sges[1] = tmr_sge(&m2, 0x300, 6144);
 	sges[2] = tmr_sge(&m1, 0x800, 512);
@@ -269,8 +228,8 @@ static void gather_walkthrough_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tmr_extra_refs(&m1), 0U);
 	KUNIT_EXPECT_EQ(test, tmr_extra_refs(&m2), 0U);
 
-	tmr_destroy(test, &m1);
-	tmr_destroy(test, &m2);
+	sroce_test_mr_destroy(test, &m1);
+	sroce_test_mr_destroy(test, &m2);
 	fake_done(test, &f);
 }
 
@@ -279,13 +238,13 @@ static void gather_walkthrough_test(struct kunit *test)
 static void scatter_walkthrough_test(struct kunit *test)
 {
 	struct rxe_sge sges[2];
-	struct tmr m3, m4;
+	struct sroce_test_mr m3, m4;
 	struct fake f;
 	u8 *in;
 
 	fake_init(test, &f);
-	tmr_create(test, f.pd, &m3, 4096, ACC_LW);
-	tmr_create(test, f.pd, &m4, 12288, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &m3, 4096, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &m4, 12288, ACC_LW);
 	sges[0] = tmr_sge(&m3, 0x400, 2048);
 	sges[1] = tmr_sge(&m4, 0x100, 8192);
 	in = pattern_buf(test, 7680);
@@ -314,8 +273,8 @@ static void scatter_walkthrough_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f.kc.hits, 1ULL);
 
 	sroce_key_cache_flush(&f.kc);
-	tmr_destroy(test, &m3);
-	tmr_destroy(test, &m4);
+	sroce_test_mr_destroy(test, &m3);
+	sroce_test_mr_destroy(test, &m4);
 	fake_done(test, &f);
 }
 
@@ -323,13 +282,13 @@ static void scatter_walkthrough_test(struct kunit *test)
 static void scatter_too_long_test(struct kunit *test)
 {
 	struct rxe_sge sges[2];
-	struct tmr m3, m4;
+	struct sroce_test_mr m3, m4;
 	struct fake f;
 	u8 *in;
 
 	fake_init(test, &f);
-	tmr_create(test, f.pd, &m3, 4096, ACC_LW);
-	tmr_create(test, f.pd, &m4, 12288, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &m3, 4096, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &m4, 12288, ACC_LW);
 	sges[0] = tmr_sge(&m3, 0x400, 2048);
 	sges[1] = tmr_sge(&m4, 0x100, 8192);
 	in = pattern_buf(test, 10340);
@@ -356,8 +315,8 @@ static void scatter_too_long_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tmr_untouched(&m4, 0x2100, 12288 - 0x2100));
 
 	sroce_key_cache_flush(&f.kc);
-	tmr_destroy(test, &m3);
-	tmr_destroy(test, &m4);
+	sroce_test_mr_destroy(test, &m3);
+	sroce_test_mr_destroy(test, &m4);
 	fake_done(test, &f);
 }
 
@@ -655,13 +614,13 @@ static void max_sge_test(struct kunit *test)
 static void access_test(struct kunit *test)
 {
 	struct rxe_sge sges[2];
-	struct tmr rw, ro;
+	struct sroce_test_mr rw, ro;
 	u8 *in, *out;
 	struct fake f;
 
 	fake_init(test, &f);
-	tmr_create(test, f.pd, &rw, 4096, ACC_LW);
-	tmr_create(test, f.pd, &ro, 4096, IB_ACCESS_REMOTE_READ);
+	sroce_test_mr_create(test, f.pd, &rw, 4096, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &ro, 4096, IB_ACCESS_REMOTE_READ);
 	in = pattern_buf(test, 64);
 	out = sentinel_buf(test, 64);
 
@@ -683,21 +642,21 @@ static void access_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tmr_untouched(&ro, 0, 4096));
 
 	sroce_key_cache_flush(&f.kc);
-	tmr_destroy(test, &rw);
-	tmr_destroy(test, &ro);
+	sroce_test_mr_destroy(test, &rw);
+	sroce_test_mr_destroy(test, &ro);
 	fake_done(test, &f);
 }
 
 static void bad_key_test(struct kunit *test)
 {
 	struct rxe_sge sge;
-	struct tmr mine, other;
+	struct sroce_test_mr mine, other;
 	struct fake f;
 	u8 *out;
 
 	fake_init(test, &f);
-	tmr_create(test, f.pd, &mine, 4096, ACC_LW);
-	tmr_create(test, f.pd2, &other, 4096, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &mine, 4096, ACC_LW);
+	sroce_test_mr_create(test, f.pd2, &other, 4096, ACC_LW);
 	out = sentinel_buf(test, 64);
 
 	/* An MR of another PD, in both directions. */
@@ -722,13 +681,13 @@ static void bad_key_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, buf_untouched(out, 64));
 
 	sroce_key_cache_flush(&f.kc);
-	tmr_destroy(test, &mine);
-	tmr_destroy(test, &other);
+	sroce_test_mr_destroy(test, &mine);
+	sroce_test_mr_destroy(test, &other);
 	fake_done(test, &f);
 }
 
 /* Fast-register @m again under the next key; returns the key. */
-static u32 tmr_rekey(struct kunit *test, struct fake *f, struct tmr *m)
+static u32 tmr_rekey(struct kunit *test, struct fake *f, struct sroce_test_mr *m)
 {
 	u32 key = m->ibmr->lkey;
 
@@ -745,12 +704,12 @@ static void invalidated_test(struct kunit *test)
 {
 	struct rxe_sge sge;
 	struct fake f;
-	struct tmr m;
+	struct sroce_test_mr m;
 	u32 old_key;
 	u8 *out;
 
 	fake_init(test, &f);
-	tmr_create(test, f.pd, &m, 8192, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &m, 8192, ACC_LW);
 	out = sentinel_buf(test, 8192);
 	sge = tmr_sge(&m, 0, 8192);
 	old_key = sge.lkey;
@@ -788,7 +747,7 @@ static void invalidated_test(struct kunit *test)
 	expect_cursor(test, &f.cur, 0, 4096, 4096);
 
 	sroce_key_cache_flush(&f.kc);
-	tmr_destroy(test, &m);
+	sroce_test_mr_destroy(test, &m);
 	fake_done(test, &f);
 }
 
@@ -796,11 +755,11 @@ static void bounds_test(struct kunit *test)
 {
 	struct rxe_sge sges[2];
 	struct fake f;
-	struct tmr m;
+	struct sroce_test_mr m;
 	u8 *in;
 
 	fake_init(test, &f);
-	tmr_create(test, f.pd, &m, 4096, ACC_LW);
+	sroce_test_mr_create(test, f.pd, &m, 4096, ACC_LW);
 	in = pattern_buf(test, 64);
 	sroce_cursor_init(&f.cur, 64);
 
@@ -827,7 +786,7 @@ static void bounds_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tmr_untouched(&m, 10, 4096 - 10));
 
 	sroce_key_cache_flush(&f.kc);
-	tmr_destroy(test, &m);
+	sroce_test_mr_destroy(test, &m);
 	fake_done(test, &f);
 }
 
@@ -836,11 +795,11 @@ static void rewritten_sge_test(struct kunit *test)
 {
 	struct rxe_sge sges[2];
 	struct fake f;
-	struct tmr m;
+	struct sroce_test_mr m;
 	u8 *out;
 
 	fake_init(test, &f);
-	tmr_create(test, f.pd, &m, 4096, 0);
+	sroce_test_mr_create(test, f.pd, &m, 4096, 0);
 	tmr_fill(&m, 0, 100, 0);
 	/* Beyond SGE 1 too, so that a byte moved too many would show. */
 	tmr_fill(&m, 1000, 300, 100);
@@ -865,7 +824,7 @@ static void rewritten_sge_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, buf_untouched(out + 200, 56));
 
 	sroce_key_cache_flush(&f.kc);
-	tmr_destroy(test, &m);
+	sroce_test_mr_destroy(test, &m);
 	fake_done(test, &f);
 }
 

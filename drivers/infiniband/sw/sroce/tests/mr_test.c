@@ -25,6 +25,7 @@
 #include "core/sroce_dev.h"
 #include "mem/sroce_frmr.h"
 #include "mem/sroce_mr.h"
+#include "mem/sroce_mr_io.h"
 #include "mem/sroce_mw.h"
 #include "test_util.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Shared KUnit fixtures: a fake, unregistered sroce device with two PDs,
- * its counters, and bare RC QPs on it for the responder's go-back rules
- * and the completer's retry rules.
+ * its counters, fast-reg MRs over separate pages, and bare RC QPs on it
+ * for the responder's go-back rules and the completer's retry rules.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -10,12 +10,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/resource.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
 #include "core/sroce_task.h"
+#include "mem/sroce_frmr.h"
+#include "mem/sroce_mr.h"
 #include "obj/sroce_queue.h"
 #include "sroce_main.h"
 #include "test_util.h"
@@ -90,6 +94,58 @@ void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t)
 	KUNIT_EXPECT_TRUE(test, xa_empty(&t->sdev->keys));
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->sdev->res.mr), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->sdev->res.mw), 0);
+}
+
+/**
+ * sroce_test_mr_create() - a fast-reg MR over separately allocated pages
+ * @test: the running test
+ * @pd: its PD
+ * @m: the MR; its pages are filled with SROCE_TEST_SENTINEL
+ * @size: bytes, at most SROCE_TEST_MR_PAGES pages
+ * @access: IB_ACCESS_* of the registration
+ *
+ * The pages are not contiguous, so an access that crosses one of their
+ * boundaries crosses a real page boundary.
+ */
+void sroce_test_mr_create(struct kunit *test, struct ib_pd *pd,
+			  struct sroce_test_mr *m, u32 size, int access)
+{
+	struct scatterlist sg[SROCE_TEST_MR_PAGES];
+	unsigned int i;
+
+	m->npages = DIV_ROUND_UP(size, PAGE_SIZE);
+	KUNIT_ASSERT_LE(test, m->npages, SROCE_TEST_MR_PAGES);
+	sg_init_table(sg, m->npages);
+	for (i = 0; i < m->npages; i++) {
+		m->page[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, m->page[i]);
+		memset(page_address(m->page[i]), SROCE_TEST_SENTINEL,
+		       PAGE_SIZE);
+		sg_set_page(&sg[i], m->page[i], PAGE_SIZE, 0);
+		sg_dma_address(&sg[i]) = (uintptr_t)page_address(m->page[i]);
+		sg_dma_len(&sg[i]) = PAGE_SIZE;
+	}
+	m->ibmr = sroce_alloc_mr(pd, IB_MR_TYPE_MEM_REG, m->npages);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(m->ibmr));
+	m->ibmr->page_size = PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, sroce_map_mr_sg(m->ibmr, sg, m->npages, NULL),
+			(int)m->npages);
+	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(pd, m->ibmr, m->ibmr->lkey,
+						access), IB_WC_SUCCESS);
+}
+
+/**
+ * sroce_test_mr_destroy() - deregister the MR and free its pages
+ * @test: the running test
+ * @m: the MR
+ */
+void sroce_test_mr_destroy(struct kunit *test, struct sroce_test_mr *m)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(m->ibmr, NULL), 0);
+	for (i = 0; i < m->npages; i++)
+		__free_page(m->page[i]);
 }
 
 static int sroce_test_stats_init(struct kunit_resource *res, void *context)

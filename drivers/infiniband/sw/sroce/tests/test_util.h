@@ -32,10 +32,29 @@ struct sroce_test_dev {
 	struct ib_pd *pd2;
 };
 
+/* Pages of a test MR start out holding this byte. */
+#define SROCE_TEST_SENTINEL	0xa5
+#define SROCE_TEST_MR_PAGES	3
+
+/**
+ * struct sroce_test_mr - a fast-reg MR over separately allocated pages
+ * @ibmr: the MR, registered
+ * @page: its pages
+ * @npages: how many
+ */
+struct sroce_test_mr {
+	struct ib_mr *ibmr;
+	struct page *page[SROCE_TEST_MR_PAGES];
+	unsigned int npages;
+};
+
 int sroce_test_engines_init(struct kunit_suite *suite);
 void sroce_test_engines_exit(struct kunit_suite *suite);
 void sroce_test_dev_init(struct kunit *test, struct sroce_test_dev *t);
 void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t);
+void sroce_test_mr_create(struct kunit *test, struct ib_pd *pd,
+			  struct sroce_test_mr *m, u32 size, int access);
+void sroce_test_mr_destroy(struct kunit *test, struct sroce_test_mr *m);
 void sroce_test_dev_init_stats(struct kunit *test, struct sroce_test_dev *t);
 struct sroce_qp *sroce_test_resp_qp(struct kunit *test,
 				    struct sroce_test_dev *t, u32 nres);

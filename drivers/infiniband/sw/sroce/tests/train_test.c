@@ -9,7 +9,10 @@
  * runs the train through __skb_gso_segment() as a netdev without
  * SKB_GSO_FRAGLIST (transmit) or a UDP socket that takes no GSO skbs
  * (receive) would, and compares the segments with the single packets
- * byte for byte, IP header to ICRC.
+ * byte for byte, IP header to ICRC. In the "lent pages" cases the train's
+ * packets carry their payloads in page fragments, as the requester sends
+ * them from registered memory (sroce_tx_lend()), and the single packets
+ * in their heads: the frames must not tell the two apart.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -18,12 +21,14 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <rdma/ib_pack.h>
 
 #include "core/sroce_dev.h"
+#include "mem/sroce_mr_io.h"
 #include "net/sroce_train.h"
 #include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
@@ -49,6 +54,7 @@ struct train_case {
 	u16 ip_id;
 	unsigned int n;
 	struct train_pkt pkts[5];
+	bool lent;		/* payloads in page fragments (sroce_tx_lend()) */
 };
 
 static const struct train_case train_cases[] = {
@@ -75,6 +81,15 @@ static const struct train_case train_cases[] = {
 	{ "v6 send, receive side", true, true, 0, 2,
 	  { { IB_OPCODE_RC_SEND_FIRST, 1024 },
 	    { IB_OPCODE_RC_SEND_LAST, 2 } } },
+	{ "v4 write, lent pages", false, false, 0xfffe, 4,
+	  { { IB_OPCODE_RC_RDMA_WRITE_FIRST, 4096 },
+	    { IB_OPCODE_RC_RDMA_WRITE_MIDDLE, 4096 },
+	    { IB_OPCODE_RC_RDMA_WRITE_MIDDLE, 4096 },
+	    { IB_OPCODE_RC_RDMA_WRITE_LAST, 1021 } }, true },
+	{ "v6 send, lent pages, receive side", true, true, 0, 3,
+	  { { IB_OPCODE_RC_SEND_FIRST, 1024 },
+	    { IB_OPCODE_RC_SEND_MIDDLE, 1024 },
+	    { IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE, 3 } }, true },
 };
 
 static void train_case_desc(const struct train_case *c, char *desc)
@@ -115,16 +130,63 @@ static void train_av(struct sroce_av *av, bool v6)
 	}
 }
 
-/* Packet @i of @c, payload bytes a pattern of @i and their offset. */
+/*
+ * Packet @i of @c with its payload lent (sroce_tx_lend()) from two pages,
+ * the first 1,001 bytes from the end of one, the rest from the next.
+ */
+static struct sk_buff *train_pkt_lent(struct kunit *test,
+				      struct sroce_dev *sdev,
+				      const struct sroce_av *av,
+				      const struct train_case *c, unsigned int i)
+{
+	const struct train_pkt *p = &c->pkts[i];
+	u32 k = 0, j, len, off = PAGE_SIZE - 1001;
+	struct sroce_mr_frag frags[2];
+	struct sk_buff *skb;
+	unsigned int n;
+	u8 *va;
+
+	skb = sroce_tx_alloc(sdev, av, TRAIN_QPN, p->opcode,
+			     (TRAIN_PSN + i) & SROCE_PSN_MASK, 0,
+			     i == c->n - 1, false);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	for (n = 0; k < p->paylen; n++) {
+		KUNIT_ASSERT_LT(test, n, 2U);
+		frags[n].page = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, frags[n].page);
+		len = min_t(u32, p->paylen - k, PAGE_SIZE - off);
+		va = page_address(frags[n].page) + off;
+		for (j = 0; j < len; j++)
+			va[j] = i * 31 + (k + j) * 7;
+		frags[n].off = off;
+		frags[n].len = len;
+		k += len;
+		off = 0;
+	}
+	KUNIT_ASSERT_EQ(test, sroce_tx_lend(skb, frags, n, p->paylen), 0);
+	/* the lent pieces, then the packet's own pad and ICRC */
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, n + 1);
+	KUNIT_EXPECT_TRUE(test, skb_shinfo(skb)->flags & SKBFL_SHARED_FRAG);
+	KUNIT_EXPECT_EQ(test, skb->len, sroce_tx_len(p->opcode, p->paylen));
+	return skb;
+}
+
+/*
+ * Packet @i of @c, payload bytes a pattern of @i and their offset; lent
+ * from pages if @lent, in the packet's head if not.
+ */
 static struct sk_buff *train_pkt(struct kunit *test, struct sroce_dev *sdev,
 				 const struct sroce_av *av,
-				 const struct train_case *c, unsigned int i)
+				 const struct train_case *c, unsigned int i,
+				 bool lent)
 {
 	const struct train_pkt *p = &c->pkts[i];
 	struct sk_buff *skb;
 	u8 *pay;
 	u32 k;
 
+	if (lent && p->paylen)
+		return train_pkt_lent(test, sdev, av, c, i);
 	skb = sroce_tx_alloc(sdev, av, TRAIN_QPN, p->opcode,
 			     (TRAIN_PSN + i) & SROCE_PSN_MASK, p->paylen,
 			     i == c->n - 1, false);
@@ -214,8 +276,8 @@ static void train_segments_are_packets(struct kunit *test)
 		sizeof(struct udphdr);
 	for (i = 0; i < c->n; i++) {
 		KUNIT_ASSERT_FALSE(test, sroce_train_full(&t, 1));
-		sroce_train_add(&t, train_pkt(test, sdev, &av, c, i));
-		single[i] = train_pkt(test, sdev, &av, c, i);
+		sroce_train_add(&t, train_pkt(test, sdev, &av, c, i, c->lent));
+		single[i] = train_pkt(test, sdev, &av, c, i, false);
 		KUNIT_ASSERT_EQ(test, sroce_xmit_hdrs(single[i], &av,
 						      TRAIN_SPORT,
 						      c->ip_id + i), 0);
@@ -264,7 +326,7 @@ static void train_full_bounds(struct kunit *test)
 	sroce_train_init(&t);
 	KUNIT_ASSERT_GT(test, t.max, 1U);
 	while (!sroce_train_full(&t, len)) {
-		sroce_train_add(&t, train_pkt(test, sdev, &av, &c, 0));
+		sroce_train_add(&t, train_pkt(test, sdev, &av, &c, 0, false));
 		n++;
 	}
 	/* 15 packets of 4,112 bytes fit in 65,487; a 16th would not */
@@ -277,7 +339,7 @@ static void train_full_bounds(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, t.head);
 
 	t.max = 1;	/* what tx_gso=0 gives */
-	sroce_train_add(&t, train_pkt(test, sdev, &av, &c, 0));
+	sroce_train_add(&t, train_pkt(test, sdev, &av, &c, 0, false));
 	KUNIT_EXPECT_TRUE(test, sroce_train_full(&t, 1));
 	sroce_train_purge(&t);
 }

@@ -47,6 +47,7 @@
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_req.h"
+#include "transport/sroce_req_payload.h"
 #include "transport/sroce_req_ud.h"
 #include "transport/sroce_req_window.h"
 #include "transport/sroce_wq.h"
@@ -398,33 +399,6 @@ static int sroce_req_start(struct sroce_qp *qp,
 
 /* ---- sending ------------------------------------------------------- */
 
-/**
- * sroce_req_gather() - gather the payload of a request packet
- * @qp: the QP
- * @ctx: the WQE being sent (at req->cur_idx)
- * @pkt: the packet's shape
- * @buf: where the payload goes
- *
- * Context: the requester's task.
- * Return: 0, or the error of sroce_copy_data() (a bad local key).
- */
-int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
-		     const struct sroce_req_pkt *pkt, void *buf)
-{
-	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
-	struct sroce_req *req = &qp->req;
-	const struct rxe_send_wqe *slot;
-
-	slot = sroce_queue_slot(&qp->sq.queue, req->cur_idx);
-	if (ctx->wqe.send_flags & IB_SEND_INLINE) {
-		memcpy(buf, sroce_wqe_inline(slot) + pkt->offset, pkt->paylen);
-		return 0;
-	}
-	return sroce_copy_data(sdev, qp->ibqp.pd, &req->kc,
-			       sroce_wqe_sges(slot), ctx->wqe.num_sge,
-			       &req->cur, buf, pkt->paylen, SROCE_COPY_FROM_MR);
-}
-
 /* Fill the extension headers of a request packet. */
 static void sroce_req_fill_hdrs(struct sk_buff *skb,
 				const struct sroce_send_wqe *wqe,
@@ -555,6 +529,12 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 {
 	struct sroce_req *req = &qp->req;
 	u32 psn = sroce_psn_add(ctx->first_psn, req->npkt);
+	struct sroce_req_hdr h = {
+		.opcode = sroce_opcode_on_transport(pkt->opcode,
+						   sroce_qp_transport(qp)),
+		.psn = psn,
+		.se = pkt->last && (ctx->wqe.send_flags & IB_SEND_SOLICITED),
+	};
 	struct sk_buff *skb;
 	bool ackreq;
 
@@ -562,19 +542,11 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
 		 (sroce_req_want_ackreq(pkt->last, req->since_ackreq) ||
 		  sroce_wr_is_rd_atomic(ctx->wqe.opcode));
-	skb = sroce_qp_pkt_alloc(qp, p,
-				 sroce_opcode_on_transport(pkt->opcode,
-							   sroce_qp_transport(qp)),
-				 psn, pkt->paylen, ackreq,
-				 pkt->last && (ctx->wqe.send_flags & IB_SEND_SOLICITED));
-	if (!skb)
-		return NULL;
+	h.ackreq = ackreq;
+	skb = sroce_req_pkt_alloc(qp, p, ctx, pkt, &h);
+	if (IS_ERR_OR_NULL(skb))
+		return skb;
 	sroce_req_fill_hdrs(skb, &ctx->wqe, pkt);
-	if (pkt->paylen &&
-	    sroce_req_gather(qp, ctx, pkt, sroce_tx_payload(skb))) {
-		kfree_skb(skb);
-		return ERR_PTR(-EINVAL);
-	}
 
 	/* before it leaves: its answer may come back before the send returns */
 	sroce_req_note_sent(req, pkt->last ? sroce_psn_next(ctx->last_psn) :

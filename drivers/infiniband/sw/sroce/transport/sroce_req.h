@@ -156,8 +156,6 @@ struct sroce_req_pkt {
 };
 
 /* for the other parts of the requester */
-int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
-		     const struct sroce_req_pkt *pkt, void *buf);
 void sroce_req_halt(struct sroce_qp *qp);
 void sroce_req_end_msg(struct sroce_req *req);
 void sroce_req_settle(struct sroce_qp *qp, struct sroce_send_ctx *ctx,

@@ -25,6 +25,7 @@
 #include "obj/sroce_ah.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_req.h"
+#include "transport/sroce_req_payload.h"
 #include "transport/sroce_req_ud.h"
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_opcode.h"

@@ -50,6 +50,7 @@
 #include "core/sroce_stats.h"
 #include "mem/sroce_frmr.h"
 #include "mem/sroce_mr.h"
+#include "mem/sroce_mr_io.h"
 #include "net/sroce_tx.h"
 #include "obj/sroce_cq.h"
 #include "obj/sroce_srq.h"

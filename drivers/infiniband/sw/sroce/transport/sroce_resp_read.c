@@ -28,12 +28,14 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/mm.h>
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
 #include "mem/sroce_mr.h"
+#include "mem/sroce_mr_io.h"
 #include "net/sroce_train.h"
 #include "net/sroce_tx.h"
 #include "transport/sroce_qp.h"
@@ -46,28 +48,47 @@
 
 /*
  * Build one READ response packet: @n bytes from @mr at @va (no MR when
- * 0). Return: the packet, or an ERR_PTR (-ENOMEM, or -EFAULT when the
- * MR could not be read).
+ * 0), lent when sroce_tx_lends() says so and the MR's pages may be (see
+ * sroce_mr_lend()), copied otherwise. Return: the packet, or an ERR_PTR
+ * (-ENOMEM, or -EFAULT when the MR could not be read).
  */
 static struct sk_buff *sroce_resp_read_pkt(struct sroce_qp *qp,
 					   const struct sroce_qp_params *p,
 					   struct sroce_mr *mr, u64 va, u32 n,
 					   u8 opcode, u32 psn)
 {
+	struct sroce_mr_frag frags[SROCE_TX_LEND_FRAGS];
 	struct sroce_aeth *aeth;
 	struct sk_buff *skb;
+	int lent = 0;
 
-	skb = sroce_qp_pkt_alloc(qp, p, opcode, psn, n, false, false);
-	if (!skb)
+	if (sroce_tx_lends(n)) {
+		lent = sroce_mr_lend(mr, va, n, frags, ARRAY_SIZE(frags));
+		if (lent < 0)
+			return ERR_PTR(-EFAULT);
+	}
+	skb = sroce_qp_pkt_alloc(qp, p, opcode, psn, lent ? 0 : n, false,
+				 false);
+	if (!skb) {
+		while (lent--)
+			put_page(frags[lent].page);
 		return ERR_PTR(-ENOMEM);
+	}
 	if (opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) {
 		aeth = (void *)(skb->data + SROCE_BTH_LEN);
 		sroce_aeth_set_type(aeth, SROCE_AETH_ACK);
 		sroce_aeth_set_code(aeth, SROCE_AETH_CREDITS_INVALID);
 		sroce_aeth_set_msn(aeth, qp->resp.msn);
 	}
-	if (n && sroce_mr_copy(mr, va, sroce_tx_payload(skb), n,
-			       SROCE_COPY_FROM_MR)) {
+	if (lent) {
+		if (sroce_tx_lend(skb, frags, lent, n)) {
+			kfree_skb(skb);
+			return ERR_PTR(-ENOMEM);
+		}
+		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
+				SROCE_CNT_SENT_LENT);
+	} else if (n && sroce_mr_copy(mr, va, sroce_tx_payload(skb), n,
+				      SROCE_COPY_FROM_MR)) {
 		kfree_skb(skb);
 		return ERR_PTR(-EFAULT);
 	}
