@@ -237,6 +237,13 @@ profile() {
 		echo "# by symbol:"
 		perf report -i "$data" --stdio --no-children --sort dso,sym \
 			--percent-limit 0.2 2>/dev/null | grep -v -e '^#' -e '^$' || true
+		# Inclusive: a function with everything it called, which
+		# says what a path (the receive softirq, a train's build,
+		# the responder's run) costs as a whole.
+		echo "# by symbol, with callees:"
+		perf report -i "$data" --stdio --children --sort sym -g none \
+			--percent-limit 1 2>/dev/null |
+			grep -v -e '^#' -e '^$' || true
 		# Samples taken with interrupts off land where they are turned
 		# back on (cpu-clock is an hrtimer): who turned them back on,
 		# and who switched tasks, says where that time went.
