@@ -376,8 +376,7 @@ int sroce_lend_data(struct sroce_dev *sdev, struct ib_pd *pd,
 	err = sroce_walk_data(sdev, pd, kc, sges, num_sge, cur, len, &l.w);
 	if (!err)
 		return l.n;
-	while (l.n--)
-		put_page(frags[l.n].page);
+	sroce_mr_frags_put(frags, l.n);
 	*cur = start;
 	return err;
 }

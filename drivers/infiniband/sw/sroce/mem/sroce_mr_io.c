@@ -252,7 +252,17 @@ static int sroce_mr_lend_page(struct sroce_mr *mr,
 	return 1;
 }
 
-static void sroce_mr_frags_put(struct sroce_mr_frag *frags, unsigned int n)
+/**
+ * sroce_mr_frags_put() - give back pieces sroce_mr_lend() referenced
+ * @frags: the pieces
+ * @n: how many
+ *
+ * For the lender whose packet was never built: a packet that took the
+ * pieces drops their references when it is freed.
+ *
+ * Context: any.
+ */
+void sroce_mr_frags_put(const struct sroce_mr_frag *frags, unsigned int n)
 {
 	while (n--)
 		put_page(frags[n].page);

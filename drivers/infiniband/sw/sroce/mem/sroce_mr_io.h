@@ -42,6 +42,7 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 		      const struct sk_buff *skb, unsigned int offset, u32 len);
 int sroce_mr_lend(struct sroce_mr *mr, u64 iova, u32 len,
 		  struct sroce_mr_frag *frags, unsigned int max);
+void sroce_mr_frags_put(const struct sroce_mr_frag *frags, unsigned int n);
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, u8 op, u64 compare,
 		    u64 swap_add, u64 *orig);
 

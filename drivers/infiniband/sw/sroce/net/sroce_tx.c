@@ -124,7 +124,8 @@ bool sroce_tx_lends(u32 paylen)
  *
  * Context: any; allocates with GFP_ATOMIC.
  * Return: 0, or -ENOMEM; either way the references belong to @skb, and
- * freeing it drops them.
+ * freeing it drops them. -EINVAL (and a warning) for an @n out of range,
+ * whose references are dropped here: @skb is left as it was.
  */
 int sroce_tx_lend(struct sk_buff *skb, const struct sroce_mr_frag *frags,
 		  unsigned int n, u32 paylen)
@@ -134,8 +135,7 @@ int sroce_tx_lend(struct sk_buff *skb, const struct sroce_mr_frag *frags,
 	u8 *tail;
 
 	if (WARN_ON_ONCE(!n || n > SROCE_TX_LEND_FRAGS)) {
-		while (n--)
-			put_page(frags[n].page);
+		sroce_mr_frags_put(frags, n);
 		return -EINVAL;
 	}
 	/* the ICRC room sroce_tx_alloc() left moves to the end */

@@ -10,7 +10,9 @@
  * was, so that the copy the requester falls back on starts from the same
  * place; and a packet keeps the pages it carries alive after the MR is
  * invalidated, deregistered and its pages freed by their owner (KASAN
- * reports the read below if it does not).
+ * reports the read below if it does not). The requester builds each
+ * packet once: lent when the pages may be, copied otherwise, without a
+ * packet allocated for the lend and dropped.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -20,14 +22,22 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <rdma/ib_pack.h>
+#include <trace/events/skb.h>
 
 #include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
 #include "mem/sroce_copy.h"
 #include "mem/sroce_frmr.h"
 #include "mem/sroce_mr.h"
 #include "mem/sroce_mr_io.h"
 #include "net/sroce_tx.h"
+#include "obj/sroce_queue.h"
+#include "obj/sroce_wqe.h"
 #include "test_util.h"
+#include "transport/sroce_qp.h"
+#include "transport/sroce_req.h"
+#include "transport/sroce_req_payload.h"
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_icrc.h"
 
@@ -312,17 +322,136 @@ static void lend_outlives_mr_test(struct kunit *test)
 	sroce_test_dev_check_empty(test, &t);
 }
 
+/* skbs freed with kfree_skb() by one task, seen by its tracepoint */
+struct skb_drops {
+	struct task_struct *task;
+	atomic_t n;
+};
+
+static void count_drop(void *data, struct sk_buff *skb, void *location,
+		       enum skb_drop_reason reason)
+{
+	struct skb_drops *d = data;
+
+	if (current == d->task)
+		atomic_inc(&d->n);
+}
+
+/* The requester's packet for the @len bytes under SGE 0 of slot 0. */
+static struct sk_buff *req_pkt(struct kunit *test, struct sroce_qp *qp,
+			       u64 addr, u32 lkey, u32 len)
+{
+	struct rxe_send_wqe *slot = sroce_queue_slot(&qp->sq.queue, 0);
+	struct sroce_send_ctx *ctx = &qp->req.ctx[0];
+	struct sroce_req_pkt pkt = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY, .paylen = len,
+		.first = true, .last = true,
+	};
+	struct sroce_req_hdr h = { .opcode = IB_OPCODE_RC_SEND_ONLY };
+	struct sroce_qp_params p = { .dest_qpn = 0x11 };
+
+	p.av.network_type = RDMA_NETWORK_IPV4;
+	slot->dma.sge[0].addr = addr;
+	slot->dma.sge[0].length = len;
+	slot->dma.sge[0].lkey = lkey;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->wqe.opcode = IB_WR_SEND;
+	ctx->wqe.num_sge = 1;
+	ctx->wqe.length = len;
+	qp->req.cur_idx = 0;
+	sroce_cursor_init(&qp->req.cur, len);
+	return sroce_req_pkt_alloc(qp, &p, ctx, &pkt, &h);
+}
+
+/* Its payload is @len bytes of pattern(0), pattern(1), ... */
+static void expect_payload(struct kunit *test, struct sk_buff *skb, u32 len)
+{
+	u8 *got = kunit_kmalloc(test, len, GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, SROCE_BTH_LEN, got, len), 0);
+	for (i = 0; i < len; i++)
+		if (got[i] != pattern(i))
+			break;
+	KUNIT_EXPECT_EQ(test, i, len);
+}
+
+/*
+ * A payload big enough to lend: from registered pages it is lent, from
+ * slab memory under a DMA MR it is copied; either way the packet is the
+ * only one allocated (none is dropped), the cursor is past the payload,
+ * and sent_lent counts the lent packet alone.
+ */
+static void req_pkt_lend_or_copy_test(struct kunit *test)
+{
+	const u32 len = SROCE_TX_LEND_MIN + 1000;
+	struct skb_drops drops = { .task = current };
+	struct sroce_test_dev t;
+	struct sroce_test_mr m;
+	struct net_device *ndev;
+	struct sk_buff *skb;
+	struct sroce_qp *qp;
+	struct ib_mr *dma;
+	u8 *slab;
+	u32 i;
+
+	slab = kunit_kmalloc(test, len, GFP_KERNEL);
+	ndev = kunit_kzalloc(test, sizeof(*ndev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slab);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	for (i = 0; i < len; i++)
+		slab[i] = pattern(i);
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	ndev->hard_header_len = ETH_HLEN;
+	t.sdev->ndev = ndev;
+	qp = sroce_test_comp_qp(test, &t, 4, 0, 7);
+	sroce_key_cache_init(&qp->req.kc);
+	sroce_test_mr_create(test, t.pd, &m, 2 * PAGE_SIZE, 0);
+	fill(&m, 100, len);
+	dma = sroce_get_dma_mr(t.pd, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dma));
+	KUNIT_ASSERT_EQ(test, register_trace_kfree_skb(count_drop, &drops), 0);
+
+	skb = req_pkt(test, qp, va(&m, 100), m.ibmr->lkey, len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(skb));
+	KUNIT_EXPECT_GT(test, skb_shinfo(skb)->nr_frags, 0);
+	KUNIT_EXPECT_EQ(test, qp->req.cur.resid, 0U);
+	expect_payload(test, skb, len);
+	consume_skb(skb);
+
+	skb = req_pkt(test, qp, (uintptr_t)slab, dma->lkey, len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(skb));
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 0);
+	KUNIT_EXPECT_EQ(test, qp->req.cur.resid, 0U);
+	expect_payload(test, skb, len);
+	consume_skb(skb);
+
+	unregister_trace_kfree_skb(count_drop, &drops);
+	tracepoint_synchronize_unregister();
+	KUNIT_EXPECT_EQ(test, atomic_read(&drops.n), 0);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_SENT_LENT), 1);
+	sroce_key_cache_flush(&qp->req.kc);
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(dma, NULL), 0);
+	sroce_test_mr_destroy(test, &m);
+	sroce_test_dev_check_empty(test, &t);
+}
+
 static struct kunit_case sroce_lend_test_cases[] = {
 	KUNIT_CASE(lend_pieces_test),
 	KUNIT_CASE(lend_kernel_memory_test),
 	KUNIT_CASE(lend_data_test),
 	KUNIT_CASE(lend_data_fails_clean_test),
 	KUNIT_CASE(lend_outlives_mr_test),
+	KUNIT_CASE(req_pkt_lend_or_copy_test),
 	{}
 };
 
 static struct kunit_suite sroce_lend_test_suite = {
 	.name = "sroce_lend",
+	.suite_init = sroce_test_engines_init,
+	.suite_exit = sroce_test_engines_exit,
 	.test_cases = sroce_lend_test_cases,
 };
 

@@ -21,6 +21,7 @@
 #include "mem/sroce_frmr.h"
 #include "mem/sroce_mr.h"
 #include "obj/sroce_queue.h"
+#include "obj/sroce_wqe.h"
 #include "sroce_main.h"
 #include "test_util.h"
 #include "transport/sroce_comp.h"
@@ -277,7 +278,7 @@ static int sroce_test_comp_init(struct kunit_resource *res, void *context)
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	err = sroce_queue_init(&qp->sq.queue, SROCE_QUEUE_KERNEL, ctx->nwqe,
-			       sizeof(struct rxe_send_wqe));
+			       sroce_wqe_send_size(SROCE_TEST_SQ_SGES, 0));
 	if (err)
 		goto err_free_qp;
 	qp->req.ctx = kcalloc(qp->sq.queue.index_mask + 1,
@@ -333,7 +334,8 @@ static void sroce_test_comp_free(struct kunit_resource *res)
  * does nothing: a test starts WQEs by filling &sroce_req.ctx and moving
  * the SQ's producer and head itself, and sees the rewinds the completer
  * asks for in &sroce_req.flags. There is no CQ: a test's WQEs must be
- * unsignaled and must not fail.
+ * unsignaled and must not fail. A send slot holds SROCE_TEST_SQ_SGES
+ * SGEs, for a test that has the requester gather from them.
  *
  * Context: process context; asserts (ends the test) on allocation failure.
  * Return: the QP.

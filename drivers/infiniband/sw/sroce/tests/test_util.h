@@ -32,6 +32,9 @@ struct sroce_test_dev {
 	struct ib_pd *pd2;
 };
 
+/* SGEs a send slot of sroce_test_comp_qp() has room for. */
+#define SROCE_TEST_SQ_SGES	2
+
 /* Pages of a test MR start out holding this byte. */
 #define SROCE_TEST_SENTINEL	0xa5
 #define SROCE_TEST_MR_PAGES	3

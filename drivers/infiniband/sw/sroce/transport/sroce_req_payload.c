@@ -25,6 +25,7 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
 #include "mem/sroce_copy.h"
+#include "mem/sroce_mr_io.h"
 #include "net/sroce_tx.h"
 #include "obj/sroce_wqe.h"
 #include "transport/sroce_qp.h"
@@ -61,7 +62,9 @@ int sroce_req_gather(struct sroce_qp *qp, struct sroce_send_ctx *ctx,
 /*
  * The packet with its payload lent. NULL when the payload has to be
  * copied instead (nothing changed); ERR_PTR(-ENOMEM) when memory is short
- * (the cursor is back where it was).
+ * (the cursor is back where it was). The pages are looked up before the
+ * packet is allocated: when they may not be lent, the copy that follows
+ * allocates the only packet.
  */
 static struct sk_buff *sroce_req_alloc_lent(struct sroce_qp *qp,
 					    const struct sroce_qp_params *p,
@@ -76,26 +79,29 @@ static struct sk_buff *sroce_req_alloc_lent(struct sroce_qp *qp,
 	struct sk_buff *skb;
 	int n;
 
-	skb = sroce_qp_pkt_alloc(qp, p, h->opcode, h->psn, 0, h->ackreq,
-				 h->se);
-	if (!skb)
-		return ERR_PTR(-ENOMEM);
 	n = sroce_lend_data(sdev, qp->ibqp.pd, &req->kc,
 			    sroce_wqe_sges(sroce_queue_slot(&qp->sq.queue,
 							    req->cur_idx)),
 			    ctx->wqe.num_sge, &req->cur, pkt->paylen, frags,
 			    ARRAY_SIZE(frags));
-	if (n <= 0) {
-		kfree_skb(skb);
+	if (n <= 0)
 		return NULL;
+	skb = sroce_qp_pkt_alloc(qp, p, h->opcode, h->psn, 0, h->ackreq,
+				 h->se);
+	if (!skb) {
+		sroce_mr_frags_put(frags, n);
+		goto restore_cursor;
 	}
 	if (sroce_tx_lend(skb, frags, n, pkt->paylen)) {
 		kfree_skb(skb);
-		req->cur = start;
-		return ERR_PTR(-ENOMEM);
+		goto restore_cursor;
 	}
 	sroce_stats_inc(sdev, SROCE_CNT_SENT_LENT);
 	return skb;
+
+restore_cursor:
+	req->cur = start;
+	return ERR_PTR(-ENOMEM);
 }
 
 /**

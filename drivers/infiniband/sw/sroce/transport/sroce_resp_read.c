@@ -70,8 +70,7 @@ static struct sk_buff *sroce_resp_read_pkt(struct sroce_qp *qp,
 	skb = sroce_qp_pkt_alloc(qp, p, opcode, psn, lent ? 0 : n, false,
 				 false);
 	if (!skb) {
-		while (lent--)
-			put_page(frags[lent].page);
+		sroce_mr_frags_put(frags, lent);
 		return ERR_PTR(-ENOMEM);
 	}
 	if (opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) {
