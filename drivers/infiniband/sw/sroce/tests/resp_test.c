@@ -16,14 +16,22 @@
  * requester resends every request from the one whose response it lost,
  * so a duplicate READ request means what was asked for after it will be
  * asked for again) and the rule at the top of sroce_resp_read.c.
+ * Last, the responder's task serving a long READ yields its CPU after
+ * SROCE_TASK_BUDGET packets, not SROCE_TASK_BUDGET trains of them.
  *
  * Copyright (c) 2026 The sroce authors
  */
 
+#include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
 #include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
 
+#include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
+#include "core/sroce_task.h"
 #include "test_util.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_resp.h"
@@ -681,6 +689,109 @@ static void resp_go_back_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, go_abandoned(qp), 1);
 }
 
+/* ---- serving a READ: a train counts as its packets ------------------- */
+
+/* A responder with its task, on @context's device; no CQ, no RQ. */
+static int serve_qp_init(struct kunit_resource *res, void *context)
+{
+	struct sroce_test_dev *t = context;
+	struct sroce_qp *qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	int err;
+
+	if (!qp)
+		return -ENOMEM;
+	qp->ibqp.device = &t->sdev->ibdev;
+	qp->ibqp.pd = t->pd;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	spin_lock_init(&qp->state_lock);
+	err = sroce_resp_init(qp);
+	if (err) {
+		kfree(qp);
+		return err;
+	}
+	res->data = qp;
+	return 0;
+}
+
+static void serve_qp_free(struct kunit_resource *res)
+{
+	struct sroce_qp *qp = res->data;
+
+	sroce_task_disable(&qp->resp.task);
+	sroce_resp_cleanup(qp);
+	kfree(qp);
+}
+
+/*
+ * A READ of 80 packets (20 KiB at path MTU 256) goes out in trains of
+ * SROCE_RESP_READ_BUDGET packets. An inline run of the responder yields
+ * (hands the rest to its worker) once SROCE_TASK_BUDGET packets are out:
+ * a task that counted each train as one call kept its CPU for 64 trains,
+ * and on a kernel without preemption the receive softirq it deferred to
+ * ksoftirqd waited that long (READ ACK timeouts on a clean veth). The
+ * worker then sends the rest. The packets go to 127.0.0.1, where no sroce
+ * device takes them: only their number matters here.
+ */
+static void resp_serve_budget_test(struct kunit *test)
+{
+	const u32 mtu = 256, npkts = 80;
+	struct sroce_resp_res *res;
+	struct sroce_test_dev t;
+	struct sroce_test_mr m;
+	struct net_device *ndev;
+	unsigned long flags, yields;
+	struct sroce_qp *qp;
+	unsigned int ms;
+
+	res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	ndev = kunit_kzalloc(test, sizeof(*ndev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	ndev->hard_header_len = ETH_HLEN;
+	t.sdev->ndev = ndev;
+	sroce_test_mr_create(test, t.pd, &m, npkts * mtu,
+			     IB_ACCESS_REMOTE_READ);
+	qp = kunit_alloc_resource(test, serve_qp_init, serve_qp_free,
+				  GFP_KERNEL, &t);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->p.state = IB_QPS_RTS;
+	qp->p.path_mtu = IB_MTU_256;
+	qp->p.access = IB_ACCESS_REMOTE_READ;
+	qp->p.has_av = true;
+	qp->p.av.network_type = RDMA_NETWORK_IPV4;
+	qp->p.av.saddr.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	qp->p.av.daddr.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	res->opcode = IB_OPCODE_RC_RDMA_READ_REQUEST;
+	res->npkts = npkts;
+	res->read.va = m.ibmr->iova;
+	res->read.rkey = m.ibmr->rkey;
+	res->read.len = npkts * mtu;
+	qp->resp.serving = res;
+
+	sroce_task_run(&qp->resp.task);
+	spin_lock_irqsave(&qp->resp.task.lock, flags);
+	yields = qp->resp.task.yields;
+	spin_unlock_irqrestore(&qp->resp.task.lock, flags);
+	KUNIT_EXPECT_EQ(test, yields, 1UL);
+
+	/* the worker sends the rest */
+	for (ms = 0; ms < 10000 && READ_ONCE(qp->resp.serving); ms += 20)
+		msleep(20);
+	sroce_task_disable(&qp->resp.task);
+	KUNIT_EXPECT_PTR_EQ(test, qp->resp.serving, NULL);
+	KUNIT_EXPECT_EQ(test, res->next, npkts);
+	KUNIT_EXPECT_TRUE(test, res->answered);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_SEND_ERR) +
+			sroce_stats_read(t.sdev, SROCE_CNT_SENT_PKTS), (u64)npkts);
+	sroce_task_enable(&qp->resp.task);
+	sroce_test_mr_destroy(test, &m);
+}
+
 static struct kunit_case sroce_resp_test_cases[] = {
 	KUNIT_CASE_PARAM(resp_class_test, resp_class_gen_params),
 	KUNIT_CASE_PARAM(resp_read_test, resp_read_gen_params),
@@ -691,6 +802,7 @@ static struct kunit_case sroce_resp_test_cases[] = {
 	KUNIT_CASE_PARAM(resp_mark_queued_test, go_mark_gen_params),
 	KUNIT_CASE_PARAM(resp_rewind_test, go_rewind_gen_params),
 	KUNIT_CASE(resp_go_back_test),
+	KUNIT_CASE(resp_serve_budget_test),
 	{}
 };
 

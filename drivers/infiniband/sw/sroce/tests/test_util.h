@@ -37,7 +37,7 @@ struct sroce_test_dev {
 
 /* Pages of a test MR start out holding this byte. */
 #define SROCE_TEST_SENTINEL	0xa5
-#define SROCE_TEST_MR_PAGES	3
+#define SROCE_TEST_MR_PAGES	5
 
 /**
  * struct sroce_test_mr - a fast-reg MR over separately allocated pages

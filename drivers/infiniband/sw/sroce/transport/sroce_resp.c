@@ -745,8 +745,7 @@ static int sroce_resp_run(void *arg)
 	if (resp->serving) {
 		if (sroce_task_delayed(&resp->task))
 			return 0;	/* backing off a full netdev queue */
-		sroce_resp_serve(qp, &p);
-		return 1;
+		return sroce_resp_serve(qp, &p);
 	}
 	skb = skb_dequeue(&resp->rxq);
 	if (!skb)

@@ -126,8 +126,12 @@ static void sroce_resp_serve_start(struct sroce_resp *resp,
  * retry.
  *
  * Context: the responder's task.
+ * Return: the packets built, at least 1: the responder's task counts the
+ * call as that many against its budget, so that it yields its CPU every
+ * SROCE_TASK_BUDGET packets and not every SROCE_TASK_BUDGET trains.
  */
-void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
+unsigned int sroce_resp_serve(struct sroce_qp *qp,
+			      const struct sroce_qp_params *p)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
 	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
@@ -138,6 +142,7 @@ void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
 	u32 budget, n, mark, start = res->next;
 	struct sroce_mr *mr = NULL;
 	struct sroce_train train;
+	unsigned int built;
 	struct sk_buff *skb;
 	int err = 0;
 	u8 opcode;
@@ -180,6 +185,7 @@ void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
 		off += n;
 		left -= n;
 	}
+	built = max(1U, train.n);
 	if (train.n && sroce_qp_train_send(qp, p, &train) == -ENOBUFS &&
 	    !err) {
 		/* a full queue on the way out: these packets again later */
@@ -194,15 +200,16 @@ void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p)
 				    SROCE_NAK_REM_ACCESS_ERR,
 				    sroce_psn_add(res->first_psn, res->next));
 		sroce_qp_error(qp);
-		return;
+		return built;
 	}
 	if (res->next < res->npkts)
-		return;
+		return built;
 	resp->serving = NULL;
 	if (!res->answered) {
 		res->answered = true;
 		res->answered_mark = mark;
 	}
+	return built;
 }
 
 /**

@@ -27,7 +27,8 @@ sroce_resp_read(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		struct sk_buff *skb, const struct sroce_pkt *pkt, u32 *npkts);
 void sroce_resp_dup_read(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			 struct sk_buff *skb, const struct sroce_pkt *pkt);
-void sroce_resp_serve(struct sroce_qp *qp, const struct sroce_qp_params *p);
+unsigned int sroce_resp_serve(struct sroce_qp *qp,
+			      const struct sroce_qp_params *p);
 void sroce_resp_mark_queued(struct sroce_resp *resp, struct sroce_pkt *pkt);
 void sroce_resp_rewind(struct sroce_qp *qp);
 
