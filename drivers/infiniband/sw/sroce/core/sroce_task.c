@@ -58,9 +58,10 @@
  * the work.
  *
  * The workqueues. Two for the module: "sroce" (WQ_UNBOUND |
- * WQ_MEM_RECLAIM | WQ_SYSFS) for the completer and the responder, and
- * "sroce_pinned" (per CPU, WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM) for the
- * requester.
+ * WQ_MEM_RECLAIM | WQ_SYSFS) for the completer and the responders of UC
+ * and UD QPs, and "sroce_pinned" (per CPU, WQ_CPU_INTENSIVE |
+ * WQ_MEM_RECLAIM) for the requester, the RC responder, and work handed
+ * to another CPU (sroce_task_schedule_away()).
  *  - WQ_MEM_RECLAIM: storage ULPs (NVMe-oF, iSER, SRP, NFS/RDMA) write
  *    pages back over RDMA during memory reclaim, so the engines must make
  *    progress when no worker can be created; it gives each queue a
@@ -77,12 +78,16 @@
  *    be moved to another CPU when nothing it sent can still be queued
  *    on the old one (sroce_task_move_here()). WQ_CPU_INTENSIVE keeps a
  *    long requester run from holding up the other work of its CPU.
+ *  - The responder of an RC QP sends too (ACKs, READ and atomic
+ *    responses), and a READ or atomic response overtaken in a backlog
+ *    reads as lost, so it is bound as well, when its first READ or atomic
+ *    request arrives, to a CPU other than that one
+ *    (sroce_task_bind_away()): on a veth the request came from the peer's
+ *    requester, which then keeps its CPU to itself. It never moves.
  *  - WQ_UNBOUND for the rest: an engine is CPU-bound (copies, ICRC) and
  *    runs up to SROCE_TASK_BUDGET calls per dispatch; unbound workers let
- *    the scheduler spread the completers and responders over the CPUs.
- *    They are not pinned as well: with few CPUs that puts both ends of
- *    a connection on one CPU. Responses may therefore overtake each
- *    other; the completer's recovery rules deal with that.
+ *    the scheduler spread the completers (which send nothing) and the
+ *    UC and UD responders over the CPUs.
  *  - WQ_SYSFS: /sys/devices/virtual/workqueue/sroce/{cpumask,nice} let an
  *    administrator confine the unbound engines without a rebuild.
  *    WQ_HIGHPRI is left out: a nice -20 worker running copies would
@@ -430,6 +435,30 @@ int sroce_task_pick_cpu(bool here)
 	if (here)
 		return raw_smp_processor_id();
 	return cpumask_local_spread(atomic_inc_return(&next), NUMA_NO_NODE);
+}
+
+/**
+ * sroce_task_bind_away() - bind an idle, unbound task to another CPU
+ * @t: the task
+ *
+ * From now on every dispatch of @t runs on one CPU, chosen as by
+ * sroce_task_schedule_away(): not this one. A task that is queued or
+ * running stays unbound (the caller tries again later), as does one on a
+ * machine with a single CPU online and one in tasklet mode.
+ *
+ * Context: any.
+ */
+void sroce_task_bind_away(struct sroce_task *t)
+{
+	unsigned long flags;
+
+	if (READ_ONCE(t->cpu) != WORK_CPU_UNBOUND ||
+	    t->exec != SROCE_TASK_WORKQUEUE || num_online_cpus() < 2)
+		return;
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->cpu == WORK_CPU_UNBOUND && t->state == SROCE_TASK_IDLE)
+		WRITE_ONCE(t->cpu, sroce_task_away_cpu(t));
+	spin_unlock_irqrestore(&t->lock, flags);
 }
 
 /**

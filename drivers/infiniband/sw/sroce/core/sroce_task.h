@@ -115,6 +115,7 @@ void sroce_task_init_exec(struct sroce_task *t, const char *name,
 			  enum sroce_task_exec exec);
 int sroce_task_pick_cpu(bool here);
 void sroce_task_set_cpu(struct sroce_task *t, int cpu);
+void sroce_task_bind_away(struct sroce_task *t);
 bool sroce_task_move_here(struct sroce_task *t);
 void sroce_task_schedule(struct sroce_task *t);
 void sroce_task_schedule_away(struct sroce_task *t);

@@ -17,7 +17,8 @@
  * so a duplicate READ request means what was asked for after it will be
  * asked for again) and the rule at the top of sroce_resp_read.c.
  * Last, the responder's task serving a long READ yields its CPU after
- * SROCE_TASK_BUDGET packets, not SROCE_TASK_BUDGET trains of them.
+ * SROCE_TASK_BUDGET packets, not SROCE_TASK_BUDGET trains of them, and
+ * an RC responder is bound to one CPU by its first READ request.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -35,8 +36,10 @@
 #include "test_util.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_resp.h"
+#include "transport/sroce_resp_inbox.h"
 #include "transport/sroce_resp_read.h"
 #include "transport/sroce_resp_res.h"
+#include "wire/sroce_opcode.h"
 #include "wire/sroce_pkt.h"
 #include "wire/sroce_psn.h"
 
@@ -792,6 +795,56 @@ static void resp_serve_budget_test(struct kunit *test)
 	sroce_test_mr_destroy(test, &m);
 }
 
+/* A request of @opcode as parsing leaves it, for sroce_resp_queue(). */
+static struct sk_buff *bind_skb(struct kunit *test, u8 opcode, u32 psn)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+	struct sroce_pkt *pkt;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	pkt = sroce_skb_pkt(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = opcode;
+	pkt->psn = psn;
+	pkt->info = sroce_opcode_lookup(opcode);
+	KUNIT_ASSERT_NOT_NULL(test, pkt->info);
+	return skb;
+}
+
+/*
+ * An RC responder stays unbound while it only acknowledges SENDs, and is
+ * bound to a CPU other than the arrival one by its first READ request:
+ * from then on its responses leave from one CPU, in order. (The task is
+ * disabled: the requests are only queued, never executed.)
+ */
+static void resp_bind_on_read_test(struct kunit *test)
+{
+	struct sroce_test_dev t;
+	struct sroce_qp *qp;
+	int here;
+
+	sroce_test_dev_init(test, &t);
+	sroce_test_dev_init_stats(test, &t);
+	qp = kunit_alloc_resource(test, serve_qp_init, serve_qp_free,
+				  GFP_KERNEL, &t);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	sroce_task_disable(&qp->resp.task);
+
+	migrate_disable();
+	here = raw_smp_processor_id();
+	sroce_resp_queue(qp, bind_skb(test, IB_OPCODE_RC_SEND_ONLY, 0));
+	KUNIT_EXPECT_EQ(test, qp->resp.task.cpu, WORK_CPU_UNBOUND);
+	sroce_resp_queue(qp, bind_skb(test, IB_OPCODE_RC_RDMA_READ_REQUEST, 1));
+	migrate_enable();
+	skb_queue_purge(&qp->resp.rxq);
+	if (num_online_cpus() < 2) {
+		KUNIT_EXPECT_EQ(test, qp->resp.task.cpu, WORK_CPU_UNBOUND);
+		kunit_skip(test, "one CPU: nowhere else to be bound");
+	}
+	KUNIT_EXPECT_NE(test, qp->resp.task.cpu, WORK_CPU_UNBOUND);
+	KUNIT_EXPECT_NE(test, qp->resp.task.cpu, here);
+}
+
 static struct kunit_case sroce_resp_test_cases[] = {
 	KUNIT_CASE_PARAM(resp_class_test, resp_class_gen_params),
 	KUNIT_CASE_PARAM(resp_read_test, resp_read_gen_params),
@@ -803,6 +856,7 @@ static struct kunit_case sroce_resp_test_cases[] = {
 	KUNIT_CASE_PARAM(resp_rewind_test, go_rewind_gen_params),
 	KUNIT_CASE(resp_go_back_test),
 	KUNIT_CASE(resp_serve_budget_test),
+	KUNIT_CASE(resp_bind_on_read_test),
 	{}
 };
 

@@ -229,6 +229,57 @@ static void task_move_here_test(struct kunit *test)
 }
 
 /*
+ * An idle, unbound task is bound to a CPU other than the caller's, and
+ * then runs only there; a queued one stays unbound (the caller tries
+ * again), and a bound one keeps its CPU. A tasklet is never bound.
+ */
+static void task_bind_away_test(struct kunit *test)
+{
+	struct sroce_tctx *c = sroce_tctx_new(test, SROCE_TASK_WORKQUEUE,
+					      body_limit);
+	struct sroce_tctx *tl = sroce_tctx_new(test, SROCE_TASK_TASKLET,
+					       body_limit);
+	unsigned long flags;
+	int here, bound;
+
+	migrate_disable();
+	here = raw_smp_processor_id();
+	if (num_online_cpus() < 2) {
+		sroce_task_bind_away(&c->task);
+		migrate_enable();
+		KUNIT_EXPECT_EQ(test, c->task.cpu, WORK_CPU_UNBOUND);
+		kunit_skip(test, "one CPU: nowhere else to be bound");
+	}
+	spin_lock_irqsave(&c->task.lock, flags);
+	c->task.state = SROCE_TASK_SCHEDULED;	/* as if queued */
+	spin_unlock_irqrestore(&c->task.lock, flags);
+	sroce_task_bind_away(&c->task);
+	KUNIT_EXPECT_EQ(test, c->task.cpu, WORK_CPU_UNBOUND);
+	spin_lock_irqsave(&c->task.lock, flags);
+	c->task.state = SROCE_TASK_IDLE;
+	spin_unlock_irqrestore(&c->task.lock, flags);
+
+	sroce_task_bind_away(&c->task);
+	bound = c->task.cpu;
+	KUNIT_EXPECT_NE(test, bound, WORK_CPU_UNBOUND);
+	KUNIT_EXPECT_NE(test, bound, here);
+	KUNIT_EXPECT_TRUE(test, cpu_online(bound));
+	sroce_task_bind_away(&c->task);
+	KUNIT_EXPECT_EQ(test, c->task.cpu, bound);
+
+	c->limit = 1;
+	c->caller = current;
+	sroce_task_run(&c->task);		/* dispatched on @bound */
+	migrate_enable();
+	KUNIT_EXPECT_TRUE(test, sroce_tctx_wait_calls(c, 1));
+	sroce_tctx_expect_settled(test, c, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->inline_calls), 0);
+
+	sroce_task_bind_away(&tl->task);
+	KUNIT_EXPECT_EQ(test, tl->task.cpu, WORK_CPU_UNBOUND);
+}
+
+/*
  * 2 * BUDGET + 1 calls started by sroce_task_run(): BUDGET in the caller,
  * which then yields; BUDGET in a dispatch, which yields too; the last one
  * in another dispatch.
@@ -677,6 +728,7 @@ static struct kunit_case sroce_task_test_cases[] = {
 	KUNIT_CASE_PARAM(task_weighted_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_inline_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE(task_move_here_test),
+	KUNIT_CASE(task_bind_away_test),
 	KUNIT_CASE_PARAM(task_run_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_small_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_one_call_test, sroce_tctx_mode_gen_params),

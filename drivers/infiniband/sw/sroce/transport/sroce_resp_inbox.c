@@ -60,6 +60,16 @@ void sroce_resp_kick(struct sroce_qp *qp)
  * is woken on another CPU (sroce_task_schedule_away()): it copies the
  * message while this one goes back to the network.
  *
+ * An RC responder is bound to one CPU when its first READ or atomic
+ * request arrives, not the one the request arrived on
+ * (sroce_task_bind_away()). Its responses and ACKs must then leave in
+ * order: on a veth a packet waits in the backlog of the CPU that sent it,
+ * where one sent later from another CPU can overtake it, and a READ
+ * response overtaken reads as lost. Until then only ACKs leave, and a
+ * stale ACK is harmless, so lone packets may run inline wherever they
+ * arrive; afterwards a request that arrives on another CPU is queued for
+ * the responder there.
+ *
  * Context: any.
  */
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
@@ -67,6 +77,8 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	/* more of its message follows */
 	bool more = !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_LAST);
 	bool closed, full, lone = false, away = false;
+	bool rd_atomic = sroce_skb_pkt(skb)->info->flags &
+			 (SROCE_OPF_READ | SROCE_OPF_ATOMIC);
 	struct sroce_resp *resp = &qp->resp;
 	unsigned long flags;
 
@@ -88,6 +100,8 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 				 full ? SROCE_CNT_DROPPED_BACKLOG : SROCE_CNT_NR);
 		return;
 	}
+	if (rd_atomic && qp->ibqp.qp_type == IB_QPT_RC)
+		sroce_task_bind_away(&resp->task);
 	if (lone && sroce_task_may_inline(&resp->task))
 		sroce_task_run_budget(&resp->task, SROCE_RESP_INLINE_CALLS);
 	else if (away)
