@@ -5,9 +5,10 @@
  * the RC <-> UC opcode mapping the requester sends with.
  *
  * Expectations come from IBA vol 1: 9.8.3 (a UC responder executes
- * packets in PSN order; a first or only packet starts a message whatever
- * its PSN; any other packet out of place is dropped with the rest of its
- * message; nothing is acknowledged or resent), 9.9.3 (UC responder
+ * packets in PSN order; a first or only packet ahead of the expected PSN
+ * starts a message; any other packet out of place is dropped with the
+ * rest of its message; nothing is acknowledged or resent; messages stay
+ * in order, so a packet from behind changes nothing), 9.9.3 (UC responder
  * errors: no receive WQE, R_Key, bounds, access or length violations of
  * a WRITE and a SEND longer than its receive WQE lose the message
  * silently; a receive WQE with a bad local key completes in error and
@@ -45,6 +46,7 @@
 #define NEXT	SROCE_UC_NEXT
 #define RESTART	SROCE_UC_RESTART
 #define DROP	SROCE_UC_DROP
+#define STALE	SROCE_UC_STALE
 
 /* No packet of the message in progress: a message boundary. */
 #define NONE	-1
@@ -105,23 +107,27 @@ static const struct uc_verdict_case uc_verdict_cases[] = {
 	{ "MIDDLE one ahead: drop", 100, false, S_F, 101, S_M, DROP },
 	{ "LAST one ahead: drop", 100, false, S_M, 101, S_L, DROP },
 	{ "LAST imm ahead: drop", 100, false, W_M, 102, W_LI, DROP },
-	/* backward: UC has no duplicates, a stale PSN is out of order */
-	{ "ONLY one behind: restart", 100, false, NONE, 99, S_O, RESTART },
-	{ "FIRST 2^23 behind: restart", 0x800000, false, NONE, 0x000000,
-	  S_F, RESTART },
-	{ "ONLY 2^23 ahead: restart", 0x000000, false, NONE, 0x800000,
+	/* backward: stale, an older message must not follow a newer one */
+	{ "ONLY one behind: stale", 100, false, NONE, 99, S_O, STALE },
+	{ "FIRST one behind in a message: stale", 100, false, S_M, 99, S_F,
+	  STALE },
+	{ "FIRST 2^23 behind: stale", 0x800000, false, NONE, 0x000000,
+	  S_F, STALE },
+	{ "ONLY 2^23 away counts as behind: stale", 0x000000, false, NONE,
+	  0x800000, W_O, STALE },
+	{ "ONLY 2^23 - 1 ahead: restart", 0x000000, false, NONE, 0x7fffff,
 	  W_O, RESTART },
-	{ "MIDDLE one behind: drop", 100, false, S_F, 99, S_M, DROP },
-	{ "LAST one behind: drop", 100, false, W_F, 99, W_L, DROP },
+	{ "MIDDLE one behind: stale", 100, false, S_F, 99, S_M, STALE },
+	{ "LAST one behind: stale", 100, false, W_F, 99, W_L, STALE },
 	/* across the 24-bit wrap */
 	{ "FIRST 0 after ePSN 0xffffff: restart", 0xffffff, false, NONE,
 	  0x000000, S_F, RESTART },
 	{ "MIDDLE 0 after ePSN 0xffffff: drop", 0xffffff, false, S_F,
 	  0x000000, S_M, DROP },
-	{ "LAST 0xffffff with ePSN 0: drop", 0x000000, false, S_M, 0xffffff,
-	  S_L, DROP },
-	{ "ONLY 0xffffff with ePSN 1: restart", 0x000001, false, NONE,
-	  0xffffff, S_O, RESTART },
+	{ "LAST 0xffffff with ePSN 0: stale", 0x000000, false, S_M, 0xffffff,
+	  S_L, STALE },
+	{ "ONLY 0xffffff with ePSN 1: stale", 0x000001, false, NONE,
+	  0xffffff, S_O, STALE },
 	/* the rest of a lost message is being dropped */
 	{ "dropping: MIDDLE at the ePSN", 100, true, NONE, 100, S_M, DROP },
 	{ "dropping: LAST at the ePSN", 100, true, NONE, 100, S_L, DROP },
@@ -132,8 +138,10 @@ static const struct uc_verdict_case uc_verdict_cases[] = {
 	  RESTART },
 	{ "dropping: ONLY ahead restarts", 100, true, NONE, 104, S_O,
 	  RESTART },
-	{ "dropping: WRITE ONLY imm behind restarts", 100, true, NONE, 90,
-	  W_OI, RESTART },
+	{ "dropping: WRITE ONLY imm behind is stale", 100, true, NONE, 90,
+	  W_OI, STALE },
+	{ "dropping: MIDDLE behind is stale", 100, true, NONE, 99, W_M,
+	  STALE },
 	/* the wrong packet at the ePSN */
 	{ "SEND MIDDLE after WRITE FIRST", 100, false, W_F, 100, S_M, DROP },
 	{ "SEND LAST after WRITE MIDDLE", 100, false, W_M, 100, S_L, DROP },
@@ -277,6 +285,7 @@ struct uc_data {
  * @err: the QP is in ERR after (else still RTS)
  * @fr_tail: the last this many bytes of the fast-reg MR hold message 1
  *	from its start; the rest of its page is still TFIX_SENTINEL
+ * @dup: duplicate_request (stale packets)
  */
 struct uc_case {
 	const char *name;
@@ -294,6 +303,7 @@ struct uc_case {
 	u64 oos;
 	bool err;
 	u32 fr_tail;
+	u64 dup;
 };
 
 #define RW	IB_ACCESS_REMOTE_WRITE
@@ -344,11 +354,20 @@ static const struct uc_case uc_cases[] = {
 	       { S_L, 102, 2, 1024, 200 } },
 	  1, { { TFIX_WR_ID(0), OK, RECV, 1224, false } },
 	  1, { { R0, 1224, 2, 0 } }, 1, 0, false },
-	{ "a stale ONLY from behind is a new message", 100, RW, 2, false,
-	  2, { { S_O, 50, 1, 0, 300 }, { S_O, 51, 2, 0, 200 } },
-	  2, { { TFIX_WR_ID(0), OK, RECV, 300, false },
-	       { TFIX_WR_ID(1), OK, RECV, 200, false } },
-	  2, { { R0, 300, 1, 0 }, { R1, 200, 2, 0 } }, 0, 1, false },
+	{ "stale ONLY inside a SEND: ignored, the SEND goes on", 100, RW, 2,
+	  false,
+	  3, { { S_F, 100, 1, 0, 1024 }, { S_O, 50, 2, 0, 300 },
+	       { S_L, 101, 1, 1024, 500 } },
+	  1, { { TFIX_WR_ID(0), OK, RECV, 1524, false } },
+	  1, { { R0, 1524, 1, 0 } }, 0, 0, false, 0, 1 },
+	{ "WRITE imm overtaken by the next one: delivered in order only",
+	  100, RW, 2, false,
+	  4, { { W_F, 102, 2, 0, 1024, K_BUF, 1124 },
+	       { W_LI, 103, 2, 1024, 100 },
+	       { W_F, 100, 1, 0, 1024, K_BUF, 2048 },
+	       { W_LI, 101, 1, 1024, 1024 } },
+	  1, { { TFIX_WR_ID(0), OK, RIMM, 1124, true } },
+	  1, { { TFIX_WOFF, 1124, 2, 0 } }, 0, 1, false, 0, 2 },
 	{ "FIRST lost: MIDDLE and LAST dropped, WQE untouched", 100, RW, 1,
 	  false,
 	  3, { { S_M, 101, 1, 1024, 1024 }, { S_L, 102, 1, 2048, 100 },
@@ -583,7 +602,7 @@ static void uc_check(struct kunit *test, bool frags)
 	KUNIT_EXPECT_EQ(test, sroce_tfix_count(f, SROCE_CNT_SENT_PKTS), 0);
 	KUNIT_EXPECT_EQ(test, sroce_tfix_count(f, SROCE_CNT_SENT_RNR), 0);
 	KUNIT_EXPECT_EQ(test, sroce_tfix_count(f, SROCE_CNT_SENT_SEQ_NAK), 0);
-	KUNIT_EXPECT_EQ(test, sroce_tfix_count(f, SROCE_CNT_DUP_REQ), 0);
+	KUNIT_EXPECT_EQ(test, sroce_tfix_count(f, SROCE_CNT_DUP_REQ), t->dup);
 	KUNIT_EXPECT_EQ(test, sroce_qp_state(f->qp),
 			t->err ? IB_QPS_ERR : IB_QPS_RTS);
 	/* Receive WQEs neither completed nor flushed are still posted. */

@@ -312,8 +312,9 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			     pkt->paylen);
 	/*
 	 * A UC SEND longer than its WQE is the sender's fault, and anyone
-	 * may send one (a UC first packet is taken at any PSN): the message
-	 * is lost and the WQE kept (IBA 9.9.3, class D), the QP stays up.
+	 * may send one (a UC first packet is taken at any PSN ahead): the
+	 * message is lost and the WQE kept (IBA 9.9.3, class D), the QP
+	 * stays up.
 	 */
 	if (err == -ENOSPC && qp->ibqp.qp_type == IB_QPT_UC)
 		return SROCE_RESP_DROP;

@@ -8,9 +8,16 @@
  * through the RC responder's SEND and WRITE execution. When a packet is
  * missing, out of order or cannot be executed, the message it belongs to
  * is lost: the packet and the rest of the message are dropped silently,
- * and the next message starts clean with its first packet, whatever its
- * PSN (the expected PSN follows it). A receive WQE a lost SEND had begun
+ * and the next message starts clean with its first packet, at any PSN
+ * ahead (the expected PSN follows it). A receive WQE a lost SEND had begun
  * to fill is not completed: the next SEND fills it again from its start.
+ *
+ * A packet whose PSN lies behind the expected one (in the half of the PSN
+ * space before it) is stale: the requester has sent past it, so it is a
+ * duplicate or was overtaken on the way. It is dropped and changes
+ * nothing, not even the message in progress: executing a stale first
+ * packet would deliver an older message after a newer one, and UC keeps
+ * its messages in order even though it may lose some (IBA 9.8.3).
  *
  * Errors (IBA 9.9.3, responder classes for UC): no receive WQE for a
  * SEND or for a WRITE's immediate, an R_Key, bounds, access or length
@@ -19,7 +26,8 @@
  * local key in the WQE completes the WQE in error, and an invalid
  * receive WQE is an error too: the QP goes to ERR, as any receive
  * completed in error takes it. Every lost message is counted
- * (dropped_uc_msg), every PSN gap out_of_seq_request.
+ * (dropped_uc_msg), every PSN gap out_of_seq_request, every stale packet
+ * duplicate_request.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -34,6 +42,7 @@
 #include "transport/sroce_resp_uc.h"
 #include "wire/sroce_opcode.h"
 #include "wire/sroce_pkt.h"
+#include "wire/sroce_psn.h"
 
 /**
  * sroce_resp_uc_verdict() - admit a UC request packet or drop it
@@ -44,9 +53,9 @@
  * @psn: the packet's PSN
  * @info: its opcode
  *
- * A packet at the expected PSN that may follow @prev is executed. Any
- * other first (or only) packet starts a new message; any other packet is
- * dropped, with the rest of its message.
+ * A packet at the expected PSN that may follow @prev is executed. One
+ * behind @epsn is stale. Any other first (or only) packet starts a new
+ * message; any other packet is dropped, with the rest of its message.
  *
  * Context: any.
  * Return: what to do with the packet.
@@ -58,6 +67,8 @@ sroce_resp_uc_verdict(u32 epsn, bool dropping,
 {
 	if (psn == epsn && !dropping && sroce_opcode_may_follow(prev, info))
 		return SROCE_UC_NEXT;
+	if (sroce_psn_before(psn, epsn))
+		return SROCE_UC_STALE;
 	if (sroce_opcode_starts_msg(info))
 		return SROCE_UC_RESTART;
 	return SROCE_UC_DROP;
@@ -105,6 +116,10 @@ static bool sroce_resp_uc_admit(struct sroce_qp *qp, const struct sroce_pkt *pkt
 				  pkt->psn, pkt->info);
 	if (v == SROCE_UC_NEXT)
 		return true;
+	if (v == SROCE_UC_STALE) {
+		sroce_stats_inc(sdev, SROCE_CNT_DUP_REQ);
+		return false;
+	}
 	if (pkt->psn != resp->psn)
 		sroce_stats_inc(sdev, SROCE_CNT_OUT_OF_SEQ_REQ);
 	if (v == SROCE_UC_DROP) {

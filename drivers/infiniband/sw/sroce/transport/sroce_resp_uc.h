@@ -21,6 +21,7 @@ enum sroce_uc_verdict {
 	SROCE_UC_NEXT,		/* in order: execute it */
 	SROCE_UC_RESTART,	/* a first packet out of order: start anew */
 	SROCE_UC_DROP,		/* drop it and the rest of its message */
+	SROCE_UC_STALE,		/* behind the ePSN: drop it, change nothing */
 };
 
 enum sroce_uc_verdict
