@@ -522,14 +522,8 @@ static void recover_post(struct kunit *test, struct sroce_qp *qp, u32 psn)
 /* An empty READ RESPONSE ONLY of @psn reaches the completer. */
 static void recover_respond(struct kunit *test, struct sroce_qp *qp, u32 psn)
 {
-	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
-	struct sroce_pkt *pkt;
+	struct sk_buff *skb = sroce_test_parsed_skb(test, OP_READ_RSP_ONLY, psn);
 
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	pkt = sroce_skb_pkt(skb);
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->opcode = OP_READ_RSP_ONLY;
-	pkt->psn = psn;
 	skb_queue_tail(&qp->comp.rxq, skb);
 	/* Idle, enabled: it runs here until the queue is empty. */
 	sroce_task_run(&qp->comp.task);

@@ -391,15 +391,9 @@ static u64 go_abandoned(struct sroce_qp *qp)
  */
 static struct sk_buff *go_skb(struct kunit *test, const struct go_req *r)
 {
-	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
-	struct sroce_pkt *pkt;
+	struct sk_buff *skb = sroce_test_parsed_skb(test, r->opcode, r->psn);
 
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	pkt = sroce_skb_pkt(skb);
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->opcode = r->opcode;
-	pkt->psn = r->psn;
-	pkt->mark = 0xff;
+	sroce_skb_pkt(skb)->mark = 0xff;
 	return skb;
 }
 
@@ -694,37 +688,6 @@ static void resp_go_back_test(struct kunit *test)
 
 /* ---- serving a READ: a train counts as its packets ------------------- */
 
-/* A responder with its task, on @context's device; no CQ, no RQ. */
-static int serve_qp_init(struct kunit_resource *res, void *context)
-{
-	struct sroce_test_dev *t = context;
-	struct sroce_qp *qp = kzalloc(sizeof(*qp), GFP_KERNEL);
-	int err;
-
-	if (!qp)
-		return -ENOMEM;
-	qp->ibqp.device = &t->sdev->ibdev;
-	qp->ibqp.pd = t->pd;
-	qp->ibqp.qp_type = IB_QPT_RC;
-	spin_lock_init(&qp->state_lock);
-	err = sroce_resp_init(qp);
-	if (err) {
-		kfree(qp);
-		return err;
-	}
-	res->data = qp;
-	return 0;
-}
-
-static void serve_qp_free(struct kunit_resource *res)
-{
-	struct sroce_qp *qp = res->data;
-
-	sroce_task_disable(&qp->resp.task);
-	sroce_resp_cleanup(qp);
-	kfree(qp);
-}
-
 /*
  * A READ of 80 packets (20 KiB at path MTU 256) goes out in trains of
  * SROCE_RESP_READ_BUDGET packets. An inline run of the responder yields
@@ -756,9 +719,7 @@ static void resp_serve_budget_test(struct kunit *test)
 	t.sdev->ndev = ndev;
 	sroce_test_mr_create(test, t.pd, &m, npkts * mtu,
 			     IB_ACCESS_REMOTE_READ);
-	qp = kunit_alloc_resource(test, serve_qp_init, serve_qp_free,
-				  GFP_KERNEL, &t);
-	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp = sroce_test_serve_qp(test, &t);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	qp->p.state = IB_QPS_RTS;
@@ -795,22 +756,6 @@ static void resp_serve_budget_test(struct kunit *test)
 	sroce_test_mr_destroy(test, &m);
 }
 
-/* A request of @opcode as parsing leaves it, for sroce_resp_queue(). */
-static struct sk_buff *bind_skb(struct kunit *test, u8 opcode, u32 psn)
-{
-	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
-	struct sroce_pkt *pkt;
-
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	pkt = sroce_skb_pkt(skb);
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->opcode = opcode;
-	pkt->psn = psn;
-	pkt->info = sroce_opcode_lookup(opcode);
-	KUNIT_ASSERT_NOT_NULL(test, pkt->info);
-	return skb;
-}
-
 /*
  * An RC responder stays unbound while it only acknowledges SENDs, and is
  * bound to a CPU other than the arrival one by its first READ request:
@@ -825,16 +770,17 @@ static void resp_bind_on_read_test(struct kunit *test)
 
 	sroce_test_dev_init(test, &t);
 	sroce_test_dev_init_stats(test, &t);
-	qp = kunit_alloc_resource(test, serve_qp_init, serve_qp_free,
-				  GFP_KERNEL, &t);
-	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp = sroce_test_serve_qp(test, &t);
 	sroce_task_disable(&qp->resp.task);
 
 	migrate_disable();
 	here = raw_smp_processor_id();
-	sroce_resp_queue(qp, bind_skb(test, IB_OPCODE_RC_SEND_ONLY, 0));
+	sroce_resp_queue(qp, sroce_test_parsed_skb(test, IB_OPCODE_RC_SEND_ONLY,
+						   0));
 	KUNIT_EXPECT_EQ(test, qp->resp.task.cpu, WORK_CPU_UNBOUND);
-	sroce_resp_queue(qp, bind_skb(test, IB_OPCODE_RC_RDMA_READ_REQUEST, 1));
+	sroce_resp_queue(qp, sroce_test_parsed_skb(test,
+						   IB_OPCODE_RC_RDMA_READ_REQUEST,
+						   1));
 	migrate_enable();
 	skb_queue_purge(&qp->resp.rxq);
 	if (num_online_cpus() < 2) {

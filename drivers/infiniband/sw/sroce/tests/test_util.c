@@ -253,6 +253,87 @@ struct sroce_qp *sroce_test_resp_qp(struct kunit *test,
 	return qp;
 }
 
+/* The responder's init and its task, for sroce_test_serve_qp(). */
+static int sroce_test_serve_init(struct kunit_resource *res, void *context)
+{
+	struct sroce_qp *qp;
+	int err;
+
+	qp = sroce_test_bare_qp(context);
+	if (!qp)
+		return -ENOMEM;
+	spin_lock_init(&qp->state_lock);
+	err = sroce_resp_init(qp);
+	if (err) {
+		kfree(qp);
+		return err;
+	}
+	res->data = qp;
+	return 0;
+}
+
+static void sroce_test_serve_free(struct kunit_resource *res)
+{
+	struct sroce_qp *qp = res->data;
+
+	sroce_task_disable(&qp->resp.task);
+	sroce_resp_cleanup(qp);
+	kfree(qp);
+}
+
+/**
+ * sroce_test_serve_qp() - an RC QP whose responder can run
+ * @test: the running test; the QP is cleaned up and freed with it
+ * @t: the fixture whose device and PD the QP is on
+ *
+ * The responder is set up as create_qp sets it up (sroce_resp_init()):
+ * its request queue, resource ring and task, which runs its work
+ * function. There is no CQ, no receive queue and no requester, and the
+ * QP is in RESET with no address until the test sets its parameters.
+ *
+ * Context: process context; asserts (ends the test) on allocation failure.
+ * Return: the QP.
+ */
+struct sroce_qp *sroce_test_serve_qp(struct kunit *test,
+				     struct sroce_test_dev *t)
+{
+	struct sroce_qp *qp;
+
+	qp = kunit_alloc_resource(test, sroce_test_serve_init,
+				  sroce_test_serve_free, GFP_KERNEL, t);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	return qp;
+}
+
+/**
+ * sroce_test_parsed_skb() - a packet as the receive path's parsing leaves it
+ * @test: the running test
+ * @opcode: its BTH opcode, one sroce knows
+ * @psn: its PSN
+ *
+ * No headers and no payload, only the parsed form in skb->cb: enough for
+ * the code that queues, orders and answers packets by opcode and PSN.
+ *
+ * Context: process context; asserts on allocation failure.
+ * Return: the skb, owned by the caller.
+ */
+struct sk_buff *sroce_test_parsed_skb(struct kunit *test, u8 opcode, u32 psn)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_lookup(opcode);
+	struct sroce_pkt *pkt;
+	struct sk_buff *skb;
+
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	skb = alloc_skb(0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	pkt = sroce_skb_pkt(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->info = info;
+	pkt->opcode = opcode;
+	pkt->psn = psn;
+	return skb;
+}
+
 struct sroce_test_comp_ctx {
 	struct sroce_test_dev *t;
 	u32 nwqe;

@@ -61,6 +61,9 @@ void sroce_test_mr_destroy(struct kunit *test, struct sroce_test_mr *m);
 void sroce_test_dev_init_stats(struct kunit *test, struct sroce_test_dev *t);
 struct sroce_qp *sroce_test_resp_qp(struct kunit *test,
 				    struct sroce_test_dev *t, u32 nres);
+struct sroce_qp *sroce_test_serve_qp(struct kunit *test,
+				     struct sroce_test_dev *t);
+struct sk_buff *sroce_test_parsed_skb(struct kunit *test, u8 opcode, u32 psn);
 struct sroce_qp *sroce_test_comp_qp(struct kunit *test,
 				    struct sroce_test_dev *t, u32 nwqe,
 				    u32 sq_psn, u8 retry_cnt);
