@@ -25,7 +25,7 @@ import pyverbs.enums as e
 from pyverbs.cmid import AddrInfo, CMEvent, CMEventChannel, CMID, ConnParam
 from pyverbs.qp import QPCap, QPInitAttr
 
-from rc_test import expect_bytes, main, pattern
+from rc_lib import expect_bytes, main, pattern
 from verbs_lib import Fail, registry
 
 # (client source, server, an address nobody has). The IPv6 client is not

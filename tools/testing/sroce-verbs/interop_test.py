@@ -63,8 +63,8 @@ from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QPAttr
 
-from rc_test import (MTU_ENUM, WR_TO_WC, expect_wc, find_gid, no_more, poll,
-                     post, post_recv, sges)
+from rc_lib import (MTU_ENUM, WR_TO_WC, expect_wc, find_gid, no_more, poll,
+                    post, post_recv, sges)
 from ud_test import GRH, addr_of, expect_grh, send_ud
 from verbs_lib import (PORT, QPS_NAMES, RC_ACCESS, Fail, ah_attr, create_qp,
                        expect_eq, init_attr, modify, outcome, qp_state,

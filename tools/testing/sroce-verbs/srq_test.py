@@ -39,9 +39,9 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import RecvWR, SendWR
 
-from rc_test import (DEFAULTS, FLUSH, OK, SIG, Pair, Side, counters, delta,
-                     expect_bytes, expect_qp, expect_wc, main, no_more,
-                     one_send, pattern, poll, post, post_recv, sges, st)
+from rc_lib import (DEFAULTS, FLUSH, OK, SIG, Pair, Side, counters, delta,
+                    expect_bytes, expect_qp, expect_wc, main, no_more,
+                    one_send, pattern, poll, post, post_recv, sges, st)
 from verbs_lib import (NO_EVENT_WAIT, PORT, QPS_NAMES, SMALL, Fail, check,
                        expect_eq, ib_event_fds, modify, new_event_fd,
                        readable, registry)
@@ -60,7 +60,7 @@ TESTS, test = registry()
 # ------------------------------------------------------------- setup
 
 class Conn:
-    """One connected QP for rc_test.Side.connect()."""
+    """One connected QP for rc_lib.Side.connect()."""
     connect = Side.connect
 
     def __init__(self, qp, dev, gid_index):

@@ -5,7 +5,7 @@
 
     uc_test.py [options] DEV0 DEV1
 
-Every test connects its own UC QP pair (rc_test.py's Pair with
+Every test connects its own UC QP pair (rc_lib.py's Pair with
 qp_type=UC): SEND, SEND_IMM, RDMA WRITE and WRITE_IMM at sizes around the
 path MTU, with the data, the bytes around it and both sides' completions
 checked; and the unreliable side of UC (IBA vol 1 9.8.3, 9.9.3): a message
@@ -25,10 +25,10 @@ import pyverbs.enums as e
 from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE
 
-from rc_test import (OK, FLUSH, Pair, SIG, big, counters, delta,
-                     expect_bytes, expect_qp, expect_wc, main, no_more,
-                     poll, post, post_recv, send_sge_test, send_test, sges,
-                     size_name)
+from rc_lib import (OK, FLUSH, Pair, SIG, big, counters, delta,
+                    expect_bytes, expect_qp, expect_wc, main, no_more, poll,
+                    post, post_recv, sges, size_name)
+from rc_test import send_sge_test, send_test
 from verbs_lib import Fail, modify, registry
 
 UC = e.IBV_QPT_UC

@@ -28,8 +28,8 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SendWR
 
-from rc_test import (OK, SIG, counters, delta, expect_bytes, expect_qp,
-                     expect_wc, main, no_more, pattern, poll, post_recv, sges)
+from rc_lib import (OK, SIG, counters, delta, expect_bytes, expect_qp,
+                    expect_wc, main, no_more, pattern, poll, post_recv, sges)
 from verbs_lib import PORT, Fail, modify, registry
 
 UD = e.IBV_QPT_UD
