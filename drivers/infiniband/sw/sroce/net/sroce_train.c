@@ -245,6 +245,7 @@ static int sroce_train_send_each(struct sroce_dev *sdev,
  * sroce_train_send() - send the packets of a train
  * @sdev: the sending device
  * @av: the destination
+ * @dst: its route, or the ERR_PTR of a lookup that failed; consumed
  * @sport: the UDP source port
  * @t: the train, not empty; empty afterwards
  *
@@ -259,14 +260,12 @@ static int sroce_train_send_each(struct sroce_dev *sdev,
  * of sroce_xmit() when none could be sent.
  */
 int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		     u16 sport, struct sroce_train *t)
+		     struct dst_entry *dst, u16 sport, struct sroce_train *t)
 {
 	unsigned int n = t->n, bytes = t->bytes;
-	struct dst_entry *dst;
 	struct sk_buff *skb;
 	int err;
 
-	dst = sroce_xmit_route(av);
 	if (IS_ERR(dst)) {
 		sroce_train_purge(t);
 		sroce_train_count(sdev, 0, 0, n);

@@ -12,6 +12,7 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
+struct dst_entry;
 struct sroce_av;
 struct sroce_dev;
 
@@ -46,6 +47,6 @@ struct sk_buff *sroce_train_build(struct sroce_train *t,
 				  const struct sroce_av *av, u16 sport,
 				  u16 ip_id);
 int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		     u16 sport, struct sroce_train *t);
+		     struct dst_entry *dst, u16 sport, struct sroce_train *t);
 
 #endif /* SROCE_TRAIN_H */

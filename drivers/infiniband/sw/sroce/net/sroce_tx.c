@@ -195,6 +195,7 @@ void *sroce_tx_payload(struct sk_buff *skb)
  * sroce_tx_send() - send a built packet and count it
  * @sdev: the sending device
  * @av: where the packet goes (as given to sroce_tx_alloc())
+ * @dst: its route, or the ERR_PTR of a lookup that failed; consumed
  * @sport: the UDP source port
  * @skb: the packet; consumed
  *
@@ -205,12 +206,12 @@ void *sroce_tx_payload(struct sk_buff *skb)
  * After any other error the packet is lost and retransmission recovers.
  */
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		  u16 sport, struct sk_buff *skb)
+		  struct dst_entry *dst, u16 sport, struct sk_buff *skb)
 {
 	unsigned int len = skb->len;
 	int err;
 
-	err = sroce_xmit(sdev, av, sport, skb);
+	err = sroce_xmit(av, dst, sport, skb);
 	if (err) {
 		sroce_stats_inc(sdev, SROCE_CNT_SEND_ERR);
 		return err;

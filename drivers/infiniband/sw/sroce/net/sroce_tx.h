@@ -14,6 +14,7 @@
 
 #include "wire/sroce_opcode.h"
 
+struct dst_entry;
 struct sroce_av;
 struct sroce_dev;
 struct sroce_mr_frag;
@@ -49,6 +50,6 @@ int sroce_tx_lend(struct sk_buff *skb, const struct sroce_mr_frag *frags,
 void *sroce_tx_hdr(struct sk_buff *skb, enum sroce_hdr_id id);
 void *sroce_tx_payload(struct sk_buff *skb);
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		  u16 sport, struct sk_buff *skb);
+		  struct dst_entry *dst, u16 sport, struct sk_buff *skb);
 
 #endif /* SROCE_TX_H */

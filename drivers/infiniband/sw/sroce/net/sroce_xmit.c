@@ -5,11 +5,10 @@
  *
  * The transport builds a packet from the BTH on (sroce_xmit_alloc()
  * leaves room in front for everything else) and hands it to sroce_xmit()
- * with the address vector of the QP or AH. sroce_xmit() routes it in the
- * initial network namespace through the AV's egress netdev, puts the
- * UDP header (source port from the QP, destination 4791, checksum 0 as
- * RoCEv2 allows) and the IPv4 or IPv6 header in front, fills the ICRC and
- * sends it with ip_local_out()/ip6_local_out().
+ * with the address vector of the QP or AH and its route (sroce_route.c).
+ * sroce_xmit() puts the UDP header (source port from the QP, destination
+ * 4791, checksum 0 as RoCEv2 allows) and the IPv4 or IPv6 header in
+ * front, fills the ICRC and sends it with ip_local_out()/ip6_local_out().
  *
  * A destination that is a local address would reach the stack's loopback
  * device and no sroce device at all. So when the route is local, the
@@ -81,35 +80,6 @@ struct sk_buff *sroce_xmit_alloc(struct sroce_dev *sdev,
 	skb_reserve(skb, head);
 	skb_put(skb, len + SROCE_ICRC_LEN);
 	return skb;
-}
-
-static struct dst_entry *sroce_route4(const struct sroce_av *av)
-{
-	struct flowi4 fl = {
-		.flowi4_oif = av->ifindex,
-		.flowi4_proto = IPPROTO_UDP,
-		.flowi4_tos = RT_TOS(av->traffic_class),
-		.daddr = av->daddr.in4.sin_addr.s_addr,
-		.saddr = av->saddr.in4.sin_addr.s_addr,
-	};
-	struct rtable *rt;
-
-	rt = ip_route_output_key(&init_net, &fl);
-	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
-}
-
-static struct dst_entry *sroce_route6(const struct sroce_av *av)
-{
-	struct flowi6 fl = {
-		.flowi6_oif = av->ifindex,
-		.flowi6_proto = IPPROTO_UDP,
-		.daddr = av->daddr.in6.sin6_addr,
-		.saddr = av->saddr.in6.sin6_addr,
-	};
-
-	if (!IS_ENABLED(CONFIG_IPV6))
-		return ERR_PTR(-EAFNOSUPPORT);
-	return ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl, NULL);
 }
 
 static void sroce_push_udp(struct sk_buff *skb, u16 sport)
@@ -225,18 +195,6 @@ static int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb)
 }
 
 /**
- * sroce_xmit_route() - the route of a RoCEv2 packet to an address vector
- * @av: the destination
- *
- * Context: any; does not sleep.
- * Return: a referenced dst, or an ERR_PTR (-ENETUNREACH, -EHOSTUNREACH).
- */
-struct dst_entry *sroce_xmit_route(const struct sroce_av *av)
-{
-	return sroce_av_is_v6(av) ? sroce_route6(av) : sroce_route4(av);
-}
-
-/**
  * sroce_xmit_ip_ids() - reserve IPv4 identification values
  * @av: the destination (the IDs are drawn per address pair)
  * @n: how many consecutive values the caller will use
@@ -286,7 +244,7 @@ int sroce_xmit_hdrs(struct sk_buff *skb, const struct sroce_av *av,
 /**
  * sroce_xmit_out() - send a packet whose headers are complete
  * @av: the destination
- * @dst: its route, from sroce_xmit_route(); the reference is consumed
+ * @dst: its route (referenced, consumed)
  * @skb: the packet, skb->data at the IP header; consumed
  *
  * Return: as sroce_xmit().
@@ -316,8 +274,9 @@ int sroce_xmit_out(const struct sroce_av *av, struct dst_entry *dst,
 
 /**
  * sroce_xmit() - send one RoCEv2 packet
- * @sdev: the sending device
  * @av: the destination
+ * @dst: its route, from sroce_route_lookup() or sroce_route_get(), or
+ *	the ERR_PTR of a lookup that failed; consumed
  * @sport: the UDP source port (the QP's)
  * @skb: from sroce_xmit_alloc(), with the BTH and everything after it
  *	written except the ICRC; consumed in every case
@@ -329,13 +288,11 @@ int sroce_xmit_out(const struct sroce_av *av, struct dst_entry *dst,
  * stack dropped it at once (-ENOBUFS and friends). A packet lost later on
  * the way is the transport's business (retries).
  */
-int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+int sroce_xmit(const struct sroce_av *av, struct dst_entry *dst, u16 sport,
 	       struct sk_buff *skb)
 {
-	struct dst_entry *dst;
 	int err;
 
-	dst = sroce_xmit_route(av);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);

@@ -49,8 +49,10 @@ static void sroce_tfix_free(struct kunit_resource *res)
 		sroce_task_cleanup(&qp->comp.task);
 		sroce_task_cleanup(&qp->resp.task);
 	}
-	if (qp)
+	if (qp) {
 		sroce_key_cache_flush(&qp->resp.kc);
+		sroce_route_flush(&qp->route);
+	}
 	if (f->fr_mr)
 		sroce_dereg_mr(f->fr_mr, NULL);
 	if (f->ro_mr)
@@ -156,6 +158,7 @@ struct sroce_tfix *sroce_tfix_init(struct kunit *test, enum ib_qp_type type,
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
+	sroce_route_init(&qp->route);
 	skb_queue_head_init(&qp->resp.rxq);
 	sroce_key_cache_init(&qp->resp.kc);
 	sroce_tfix_queues(test, f);

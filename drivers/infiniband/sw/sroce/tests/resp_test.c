@@ -752,6 +752,9 @@ static void resp_serve_budget_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, res->answered);
 	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_SEND_ERR) +
 			sroce_stats_read(t.sdev, SROCE_CNT_SENT_PKTS), (u64)npkts);
+	/* every train took the route the QP kept: one lookup in all */
+	KUNIT_EXPECT_GE(test, qp->route.lookups, 2ULL);
+	KUNIT_EXPECT_EQ(test, qp->route.misses, 1ULL);
 	sroce_task_enable(&qp->resp.task);
 	sroce_test_mr_destroy(test, &m);
 }

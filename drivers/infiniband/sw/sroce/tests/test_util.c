@@ -195,6 +195,7 @@ static struct sroce_qp *sroce_test_bare_qp(const struct sroce_test_dev *t)
 	qp->ibqp.device = &t->sdev->ibdev;
 	qp->ibqp.pd = t->pd;
 	qp->ibqp.qp_type = IB_QPT_RC;
+	sroce_route_init(&qp->route);
 	return qp;
 }
 
@@ -278,6 +279,7 @@ static void sroce_test_serve_free(struct kunit_resource *res)
 
 	sroce_task_disable(&qp->resp.task);
 	sroce_resp_cleanup(qp);
+	sroce_route_flush(&qp->route);
 	kfree(qp);
 }
 
@@ -399,6 +401,7 @@ static void sroce_test_comp_free(struct kunit_resource *res)
 	sroce_task_cleanup(&qp->req.task);
 	kfree(qp->req.ctx);
 	sroce_queue_cleanup(&qp->sq.queue);
+	sroce_route_flush(&qp->route);
 	kfree(qp);
 }
 

@@ -147,8 +147,9 @@ struct sk_buff *sroce_qp_pkt_alloc(struct sroce_qp *qp,
 int sroce_qp_pkt_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		      struct sk_buff *skb)
 {
-	return sroce_tx_send(to_sroce_dev(qp->ibqp.device), &p->av, p->sport,
-			     skb);
+	return sroce_tx_send(to_sroce_dev(qp->ibqp.device), &p->av,
+			     sroce_route_get(&qp->route, &p->av, p->av_gen),
+			     p->sport, skb);
 }
 
 /**
@@ -164,6 +165,7 @@ int sroce_qp_train_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			struct sroce_train *t)
 {
 	return sroce_train_send(to_sroce_dev(qp->ibqp.device), &p->av,
+				sroce_route_get(&qp->route, &p->av, p->av_gen),
 				p->sport, t);
 }
 
@@ -409,6 +411,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
+	sroce_route_init(&qp->route);
 	qp->user = udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_sroce_cq(init->send_cq);
@@ -434,6 +437,7 @@ static void sroce_qp_engines_free(struct sroce_qp *qp)
 	sroce_resp_cleanup(qp);
 	sroce_comp_cleanup(qp);
 	sroce_req_cleanup(qp);
+	sroce_route_flush(&qp->route);
 }
 
 /**
@@ -588,6 +592,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		p->sqd_notify = attr->en_sqd_async_notify;
 	if (mask & IB_QP_AV) {
 		p->av = *av;
+		p->av_gen++;
 		p->has_av = true;
 	}
 	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) && p->has_av &&

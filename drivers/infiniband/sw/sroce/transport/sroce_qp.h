@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "obj/sroce_ah.h"
+#include "net/sroce_route.h"
 #include "obj/sroce_queue.h"
 #include "transport/sroce_comp.h"
 #include "transport/sroce_req.h"
@@ -43,6 +44,8 @@ struct sroce_train;
  * @sqd_notify: raise IB_EVENT_SQ_DRAINED when the SQ has drained in SQD
  * @has_av: @av is set (connected QPs in RTR and later)
  * @av: the primary path
+ * @av_gen: counts the address vectors set: the route kept for @av is
+ *	the one found for the same generation (sroce_route_get())
  * @sport: UDP source port of this QP's packets
  */
 struct sroce_qp_params {
@@ -63,6 +66,7 @@ struct sroce_qp_params {
 	bool sqd_notify;
 	bool has_av;
 	struct sroce_av av;
+	u32 av_gen;
 	u16 sport;
 };
 
@@ -118,6 +122,7 @@ struct sroce_qp_rq {
  * @p: the QP's parameters
  * @sq: the send queue
  * @rq: the receive queue (unused with an SRQ)
+ * @route: the route to the peer of a connected QP, kept while it is valid
  * @srq: the SRQ, or NULL
  * @scq: the send CQ
  * @rcq: the receive CQ
@@ -146,6 +151,7 @@ struct sroce_qp {
 	struct sroce_qp_params p;
 	struct sroce_qp_sq sq;
 	struct sroce_qp_rq rq;
+	struct sroce_route route;
 	struct sroce_srq *srq;
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;

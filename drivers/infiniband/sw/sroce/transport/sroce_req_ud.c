@@ -20,6 +20,7 @@
 
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
+#include "net/sroce_route.h"
 #include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
 #include "obj/sroce_ah.h"
@@ -129,7 +130,7 @@ int sroce_req_ud_send(struct sroce_qp *qp, const struct sroce_qp_params *p)
 		goto settle;
 	}
 	len = skb->len;
-	err = sroce_xmit(sdev, &av, p->sport, skb);
+	err = sroce_xmit(&av, sroce_route_lookup(&av), p->sport, skb);
 	if (err == -ENOBUFS) {
 		/* The netdev's queue is full: send it again later. */
 		sroce_stats_inc(sdev, SROCE_CNT_SEND_ERR);
