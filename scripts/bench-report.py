@@ -8,7 +8,8 @@ RESULTS-DIR holds what the guest scenario (tools/testing/sroce-vm/
 scenarios/bench.sh) wrote: bench-raw.txt, bench-speed.txt,
 bench-counters.txt and bench-meta.txt.  Prints the table (medians over the
 rounds, sroce over rdma_rxe, sroce over the per-byte limit, and the base
-build when the run had one), the clean-link check and issue 19's targets;
+build when the run had one), the clean-link check and the targets (issue
+19's across the veth, issue 20's on one host);
 writes the chart to PNG when given and matplotlib is there.  With
 --markdown it prints instead the README's summary table: 4 KiB and 64 KiB
 bandwidth and 2-byte latency at both path MTUs.
@@ -16,8 +17,9 @@ bandwidth and 2-byte latency at both path MTUs.
 The per-byte limit model: every payload byte is copied once and passes
 through CRC-32 once on the sending side, and again on the receiving side;
 with sender and receiver on different vCPUs a direction moves at most
-1 / (1/memcpy + 1/crc) bytes a second.  Bandwidth is in perftest's MB/s
-(2^20 bytes), as are the speeds.
+1 / (1/memcpy + 1/crc) bytes a second.  On one host (topo "host") no
+byte passes through CRC-32 and the limit is one memcpy.  Bandwidth is in
+perftest's MB/s (2^20 bytes), as are the speeds.
 
 Exit: 0, or 1 if a run failed or sroce's clean-link counters are not zero.
 """
@@ -91,7 +93,11 @@ class Report:
     def __init__(self, res):
         self.meta = read_meta(res)
         self.copy, self.crc, self.engine = read_speed(res)
-        self.limit = 1.0 / (1.0 / self.copy + 1.0 / self.crc)
+        self.host = self.meta.get("topo", "veth") == "host"
+        if self.host:
+            self.limit = float(self.copy)
+        else:
+            self.limit = 1.0 / (1.0 / self.copy + 1.0 / self.crc)
         self.cells, self.fails, self.order = read_raw(res)
         self.counters, self.moved = read_counters(res)
         self.provs = self.meta["providers"].split()
@@ -110,14 +116,19 @@ class Report:
 
     def header(self):
         m = self.meta
+        topo = ("one device on one host" if self.host else "veth pair")
         print(f"# make bench: perftest {m.get('perftest', '?')}, RC, IPv4 GIDs,"
-              f" veth pair; kernel {m['kernel']}, {m['vcpus']} vCPUs;"
+              f" {topo}; kernel {m['kernel']}, {m['vcpus']} vCPUs;"
               f" medians of {m['rounds']} rounds alternating the providers")
         if BASE in self.provs:
             print(f"# base: sroce.ko of {m.get('base_rev', m.get('base'))}")
-        print(f"# per-byte limit (one copy and one CRC-32 pass per byte on"
-              f" each side): memcpy {self.copy}, CRC-32 {self.crc}"
-              f" ({self.engine}) -> {self.limit:.0f} MB/s")
+        if self.host:
+            print(f"# per-byte limit (one copy per byte): memcpy"
+                  f" {self.copy} MB/s")
+        else:
+            print(f"# per-byte limit (one copy and one CRC-32 pass per byte"
+                  f" on each side): memcpy {self.copy}, CRC-32 {self.crc}"
+                  f" ({self.engine}) -> {self.limit:.0f} MB/s")
         print("# bandwidth: BW average (MB/s, higher is better);"
               " latency: t_typical (usec, lower is better); (NF): N runs failed")
 
@@ -189,6 +200,31 @@ class Report:
               f" {'met' if met else 'not met'}")
 
     def targets(self):
+        if self.host:
+            self.host_targets()
+        else:
+            self.wire_targets()
+
+    def host_targets(self):
+        print("\ntargets (issue 20, one host):")
+        for test in ("ib_write_bw", "ib_send_bw", "ib_read_bw"):
+            cell = (test, 65536, 1)
+            for mtu in sorted(NETDEV_MTU):
+                self.target(f"{test} 64 KiB, MTU {mtu}, sroce/rxe",
+                            self.ratio(SROCE, RXE, mtu, cell), 10)
+                val = self.median(SROCE, mtu, *cell)
+                self.target(f"{test} 64 KiB, MTU {mtu}, sroce/memcpy",
+                            None if val is None else val / self.limit, 0.5)
+        for mtu in sorted(NETDEV_MTU):
+            self.target(f"ib_send_lat 2 B, MTU {mtu}, sroce/rxe",
+                        self.ratio(SROCE, RXE, mtu, ("ib_send_lat", 2, 1)),
+                        0.3, better_low=True)
+            one = self.median(SROCE, mtu, "ib_write_bw", 65536, 1)
+            eight = self.median(SROCE, mtu, "ib_write_bw", 65536, 8)
+            self.target(f"ib_write_bw 64 KiB, MTU {mtu}, 8 QPs/1 QP",
+                        eight / one if one and eight else None, 1.7)
+
+    def wire_targets(self):
         print("\ntargets (issue 19):")
         for test in ("ib_write_bw", "ib_send_bw", "ib_read_bw"):
             cell = (test, 65536, 1)

@@ -8,11 +8,13 @@
 # table and chart as $SROCE_CACHE/bench/<date>.{txt,png}.  Not part of
 # `make check`.
 #
-# Usage: scripts/bench.sh [--rounds N] [--quick] [--providers "P..."]
+# Usage: scripts/bench.sh [--rounds N] [--quick] [--topo T] [--providers "P..."]
 #                         [--base REV] [run.sh option...]
 #   --rounds N        rounds of the matrix (default 3)
 #   --quick           4 KiB and 64 KiB bandwidth and 2 B latency only
 #   --only ERE        only the cells whose "test size qps" matches
+#   --topo host       client and server on one device (same-host
+#                     delivery); default "veth", across a veth pair
 #   --providers "P"   of sroce, sroce-tasklet, rxe (default "sroce rxe"),
 #                     and sroce:PARAM=VALUE[:...] (sroce.ko with those
 #                     module parameters, e.g. sroce:tx_gso=0)
@@ -67,6 +69,7 @@ main() {
 		--rounds) append+=("bench.rounds=$2"); shift 2 ;;
 		--quick) append+=(bench.quick=1); shift ;;
 		--only) append+=("bench.only=$2"); shift 2 ;;
+		--topo) append+=("bench.topo=$2"); shift 2 ;;
 		--profile) append+=("bench.profile=$2"); shift 2 ;;
 		--providers) append+=("bench.providers=${2// /,}"); shift 2 ;;
 		--base)

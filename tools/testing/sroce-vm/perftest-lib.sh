@@ -63,7 +63,8 @@ perf_gid() {
 #
 # One run of perftest TEST over the GIDs of FAMILY (4 or 6): server on DEV1
 # (10.0.0.2 / fd00::2), client on DEV0 connecting to 10.0.0.2 for the
-# out-of-band exchange.  SIZE "-" leaves the size to the test (atomics).
+# out-of-band exchange; DEV0 = DEV1 puts both ends on DEV1's address.
+# SIZE "-" leaves the size to the test (atomics).
 # Output goes to perf-TAG-{srv,cli}.txt in the cwd.  Returns 0 only if
 # both sides exited 0 within PERF_TIMEOUT and the figure is > 0; sets
 # PERF_VAL to the figure, or PERF_WHY to why not (and shows both sides'
@@ -81,6 +82,8 @@ perf_run() {
 	else
 		a0=10.0.0.1 a1=10.0.0.2
 	fi
+	# one device: both ends on its address
+	[ "$d0" != "$d1" ] || a0=$a1
 	if ! perf_gid g0 "$d0" "$a0" || ! perf_gid g1 "$d1" "$a1"; then
 		PERF_WHY="no GID for IPv$fam: $g0 $g1"
 		return 1

@@ -5,14 +5,20 @@
 # sroce and on the kernel's rdma_rxe in one VM boot, so that they compare
 # as ratios (TCG makes absolute figures meaningless).
 #
-# Providers, each on a fresh veth pair (client DEV0, server DEV1, IPv4
-# GIDs), named in bench.providers (default "sroce rxe"):
+# Providers, each on a fresh veth pair (IPv4 GIDs), named in
+# bench.providers (default "sroce rxe"):
 #   sroce          sroce.ko as a plain load gets it
 #   sroce-tasklet  sroce.ko with exec=tasklet
 #   rxe            rdma_rxe
 #   base           the sroce.ko at bench.base=PATH (a host path), added
 #                  to the providers when given: the same boot measures a
 #                  change against the build before it
+#
+# Topology (bench.topo): "veth" (default), client on DEV0 and server on
+# DEV1, every packet across the veth; "host", client and server both on
+# DEV1, so that every packet's route ends at this host (rdma_rxe's
+# loopback, sroce's same-host delivery).  The per-byte limit of "host" is
+# the guest's memcpy speed.
 #
 # Rounds: bench.rounds (default 3).  In each round, for path MTU 1024
 # (netdev MTU 1500) and then 4096 (netdev MTU 9000), every provider in
@@ -69,6 +75,12 @@ QUICK=$(sroce_cmdline_var bench quick 0)
 ONLY=$(sroce_cmdline_var bench only "")
 BASE_KO=$(sroce_cmdline_var bench base "")
 BASE_REV=$(sroce_cmdline_var bench base_rev "")
+TOPO=$(sroce_cmdline_var bench topo veth)
+case $TOPO in
+veth) CLI_DEV=dev0 ;;
+host) CLI_DEV=dev1 ;;
+*) sroce_fail "unknown bench.topo '$TOPO'" ;;
+esac
 PROFILE=$(sroce_cmdline_var bench profile "")
 read -r -a PROVIDERS <<<"$(sroce_cmdline_var bench providers "sroce rxe" | tr , ' ')"
 [ -z "$BASE_KO" ] || PROVIDERS+=(base)
@@ -177,10 +189,10 @@ measure() {
 		extra=()
 		[ "$qps" = 1 ] || extra=(-q "$qps")
 		tag=$prov-$mtu-$test-$size-$qps-$round
-		if perf_run "$tag" "$test" dev0 dev1 4 "$mtu" "$size" "$iters" \
+		if perf_run "$tag" "$test" "$CLI_DEV" dev1 4 "$mtu" "$size" "$iters" \
 			    "${extra[@]}" 2>/dev/null ||
 		   { [[ $PERF_WHY == result* ]] &&
-		     perf_run "$tag-again" "$test" dev0 dev1 4 "$mtu" "$size" \
+		     perf_run "$tag-again" "$test" "$CLI_DEV" dev1 4 "$mtu" "$size" \
 			      "$iters" "${extra[@]}" 2>/dev/null; }; then
 			val=$PERF_VAL
 		else
@@ -219,7 +231,7 @@ profile() {
 	exec {afd}<&- {cfd}>&-
 	# ten times the cell's iterations: perftest's start and its TCP
 	# handshake would otherwise take most of the samples
-	perf_run "$1-$2-$3-$4-profile" "$3" dev0 dev1 4 "$2" "$4" "$(($5 * 10))" \
+	perf_run "$1-$2-$3-$4-profile" "$3" "$CLI_DEV" dev1 4 "$2" "$4" "$(($5 * 10))" \
 		2>/dev/null || sroce_log "profile run of $1 $3 $4: $PERF_WHY"
 	kill -INT "$pid" 2>/dev/null || sroce_log "perf record ended early"
 	wait "$pid" || true
@@ -285,6 +297,7 @@ main() {
 		echo "rounds $ROUNDS"
 		echo "providers ${PROVIDERS[*]}"
 		echo "quick $QUICK"
+		echo "topo $TOPO"
 		[ -z "$BASE_KO" ] || echo "base $BASE_KO"
 		[ -z "$BASE_REV" ] || echo "base_rev $BASE_REV"
 	} >"$SROCE_RESULTS/bench-meta.txt"
