@@ -111,11 +111,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/bottom_half.h>
 #include <linux/bug.h>
 #include <linux/cpumask.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -177,17 +179,68 @@ module_param_named(rx_inline, sroce_task_rx_inline, bool, 0644);
 MODULE_PARM_DESC(rx_inline,
 		 "in workqueue mode, let the receive softirq run an idle engine for a lone packet (default on)");
 
+/*
+ * Same-host deliveries under way on this CPU (sroce_task_local_enter()),
+ * one inside another when a packet delivered makes an engine send.
+ */
+static DEFINE_PER_CPU(unsigned int, sroce_task_local_depth);
+
+/**
+ * sroce_task_local_enter() - the caller hands a packet to the receive
+ *	path of a device of this host
+ *
+ * Bottom halves stay disabled until sroce_task_local_exit(), so that the
+ * delivery runs where a packet from the wire would, in softirq or with
+ * bottom halves off, on one CPU. With interrupts disabled nothing changes
+ * (no engine runs inline there anyway).
+ *
+ * Context: any.
+ * Return: what to pass to sroce_task_local_exit().
+ */
+bool sroce_task_local_enter(void)
+{
+	if (in_hardirq() || irqs_disabled())
+		return false;
+	local_bh_disable();
+	__this_cpu_inc(sroce_task_local_depth);
+	return true;
+}
+
+/**
+ * sroce_task_local_exit() - undo sroce_task_local_enter()
+ * @entered: its return value
+ */
+void sroce_task_local_exit(bool entered)
+{
+	if (!entered)
+		return;
+	__this_cpu_dec(sroce_task_local_depth);
+	local_bh_enable();
+}
+
+/*
+ * Is the caller the outermost same-host delivery of this CPU? An engine
+ * run there sends its own packets to this host one level deeper, and
+ * those levels queue their work instead: the nesting stays two deep
+ * whatever a completion handler run inside it posts.
+ */
+static bool sroce_task_local_outermost(void)
+{
+	return in_softirq() && this_cpu_read(sroce_task_local_depth) == 1;
+}
+
 /**
  * sroce_task_may_inline() - may the receive path run @t in the caller?
  * @t: an engine's task
  *
  * In workqueue mode, waking an idle engine for one packet costs a worker
  * wakeup, often on another CPU, and that is most of a small message's
- * latency. The receive softirq may run the engine itself instead, for a
+ * latency. The receive path may run the engine itself instead, for a
  * call or two (sroce_task_run_budget()), as a NIC driver's poll routine
- * would: when the rx_inline parameter is on, in softirq (never in a
- * process that delivers a packet to a local address) and with interrupts
- * enabled. A tasklet runs in softirq on this CPU anyway.
+ * would: when the rx_inline parameter is on, with interrupts enabled, in
+ * softirq or in the outermost same-host delivery (the requester's own
+ * run handing its packet to its peer: rdma_rxe's loopback does the same).
+ * A tasklet runs in softirq on this CPU anyway.
  *
  * Context: any.
  * Return: true if the caller may run @t with sroce_task_run_budget().
@@ -195,8 +248,8 @@ MODULE_PARM_DESC(rx_inline,
 bool sroce_task_may_inline(const struct sroce_task *t)
 {
 	return READ_ONCE(sroce_task_rx_inline) &&
-	       t->exec == SROCE_TASK_WORKQUEUE && in_serving_softirq() &&
-	       !irqs_disabled();
+	       t->exec == SROCE_TASK_WORKQUEUE && !irqs_disabled() &&
+	       (in_serving_softirq() || sroce_task_local_outermost());
 }
 
 /**

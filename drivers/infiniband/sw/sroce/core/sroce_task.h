@@ -124,6 +124,8 @@ bool sroce_task_delayed(struct sroce_task *t);
 void sroce_task_run(struct sroce_task *t);
 void sroce_task_run_budget(struct sroce_task *t, unsigned int budget);
 bool sroce_task_may_inline(const struct sroce_task *t);
+bool sroce_task_local_enter(void);
+void sroce_task_local_exit(bool entered);
 void sroce_task_disable(struct sroce_task *t);
 void sroce_task_enable(struct sroce_task *t);
 void sroce_task_cleanup(struct sroce_task *t);

@@ -32,24 +32,25 @@ static struct socket *sroce_sock6;
  * A callback rather than a call, so that this layer does not depend on
  * the one above it.
  */
-static int (*sroce_net_rx)(struct sroce_dev *sdev, struct sk_buff *skb);
+static sroce_net_rx_fn *sroce_net_rx;
 
 /**
- * sroce_net_deliver() - a received RoCEv2 packet for a device
- * @sdev: the device whose netdev received it (the caller holds a
- *	reference)
+ * sroce_net_deliver() - a RoCEv2 packet for a device of this host
+ * @sdev: the device that takes it (the caller holds a reference)
  * @skb: the packet, skb->data at its UDP header and its network header
  *	set; consumed
+ * @built_here: the packet carries no ICRC and none is checked
  *
- * The local delivery entry of the transmit path (sroce_xmit.c): a packet
- * for a local address goes through the same validation as one from the
- * wire.
+ * The local delivery entry of the transmit path (sroce_xmit.c). Only
+ * this entry can tell the receive side to skip the ICRC: the UDP socket's
+ * packets always have theirs checked.
  *
  * Context: any.
  */
-void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
+void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
+		       bool built_here)
 {
-	if (sroce_net_rx(sdev, skb))
+	if (sroce_net_rx(sdev, skb, built_here))
 		kfree_skb(skb);
 }
 
@@ -71,7 +72,7 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 	if (!sdev)
 		goto drop;
 
-	consumed = !sroce_net_rx(sdev, skb);
+	consumed = !sroce_net_rx(sdev, skb, false);
 	sroce_dev_put(sdev);
 	if (consumed)
 		return 0;
@@ -127,15 +128,16 @@ static int sroce_sock_error(const char *family, struct socket *sock)
 /**
  * sroce_net_init() - bind UDP port 4791 for IPv4 and IPv6
  * @rx: the receive entry: validates, counts and dispatches a packet
- *	(skb->data at its UDP header) for a device; returns 0 when it
- *	consumed the packet, an error when the caller must free it
+ *	(skb->data at its UDP header) for a device, checking its ICRC
+ *	unless it was built here without one; returns 0 when it consumed
+ *	the packet, an error when the caller must free it
  *
  * An IPv6-less kernel (or one booted with ipv6.disable=1) gets IPv4 only.
  *
  * Return: 0, or a negative errno; -EADDRINUSE when another module (in
  * practice rdma_rxe) holds the port.
  */
-int sroce_net_init(int (*rx)(struct sroce_dev *sdev, struct sk_buff *skb))
+int sroce_net_init(sroce_net_rx_fn *rx)
 {
 	struct socket *sock;
 

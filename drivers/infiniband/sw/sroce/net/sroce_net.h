@@ -11,8 +11,12 @@
 struct sk_buff;
 struct sroce_dev;
 
-int sroce_net_init(int (*rx)(struct sroce_dev *sdev, struct sk_buff *skb));
-void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb);
+typedef int sroce_net_rx_fn(struct sroce_dev *sdev, struct sk_buff *skb,
+			    bool built_here);
+
+int sroce_net_init(sroce_net_rx_fn *rx);
+void sroce_net_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
+		       bool built_here);
 void sroce_net_exit(void);
 
 #endif /* SROCE_NET_H */

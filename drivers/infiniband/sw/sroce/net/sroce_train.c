@@ -164,7 +164,8 @@ struct sk_buff *sroce_train_build(struct sroce_train *t,
 
 	head = sroce_train_take(t);
 	for (skb = head; skb && !err; skb = skb->next)
-		err = sroce_xmit_hdrs(skb, av, sport, ip_id + i++);
+		err = sroce_xmit_hdrs(skb, av, sport, ip_id + i++,
+				      SROCE_XMIT_WIRE);
 	if (err) {
 		kfree_skb_list(head);
 		return ERR_PTR(err);
@@ -213,7 +214,8 @@ static void sroce_train_count(struct sroce_dev *sdev, unsigned int n,
 /* The packets of @t one by one on @dst (consumed); see sroce_train_send(). */
 static int sroce_train_send_each(struct sroce_dev *sdev,
 				 const struct sroce_av *av, u16 sport,
-				 struct sroce_train *t, struct dst_entry *dst)
+				 struct sroce_train *t, struct dst_entry *dst,
+				 enum sroce_xmit_how how)
 {
 	unsigned int n = t->n, sent = 0, bytes = 0, len;
 	struct sk_buff *skb, *next;
@@ -223,12 +225,13 @@ static int sroce_train_send_each(struct sroce_dev *sdev,
 		next = skb->next;
 		skb->next = NULL;
 		len = skb->len;
-		err = sroce_xmit_hdrs(skb, av, sport, sroce_xmit_ip_ids(av, 1));
+		err = sroce_xmit_hdrs(skb, av, sport, sroce_xmit_ip_id(av, how),
+				      how);
 		if (err) {
 			kfree_skb(skb);
 			break;
 		}
-		err = sroce_xmit_out(av, dst_clone(dst), skb);
+		err = sroce_xmit_out(av, dst_clone(dst), skb, how);
 		if (err)
 			break;
 		sent++;
@@ -263,6 +266,7 @@ int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		     struct dst_entry *dst, u16 sport, struct sroce_train *t)
 {
 	unsigned int n = t->n, bytes = t->bytes;
+	enum sroce_xmit_how how;
 	struct sk_buff *skb;
 	int err;
 
@@ -271,9 +275,9 @@ int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_train_count(sdev, 0, 0, n);
 		return PTR_ERR(dst);
 	}
-	if (n < 2 || sroce_xmit_dst_local(dst) ||
-	    !sroce_train_fits(t, dst->dev))
-		return sroce_train_send_each(sdev, av, sport, t, dst);
+	how = sroce_xmit_how_now(dst);
+	if (n < 2 || how != SROCE_XMIT_WIRE || !sroce_train_fits(t, dst->dev))
+		return sroce_train_send_each(sdev, av, sport, t, dst, how);
 
 	skb = sroce_train_build(t, av, sport, sroce_xmit_ip_ids(av, n));
 	if (IS_ERR(skb)) {
@@ -281,7 +285,7 @@ int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_train_count(sdev, 0, 0, n);
 		return PTR_ERR(skb);
 	}
-	err = sroce_xmit_out(av, dst, skb);
+	err = sroce_xmit_out(av, dst, skb, SROCE_XMIT_WIRE);
 	if (err) {
 		sroce_train_count(sdev, 0, 0, n);
 		return err;

@@ -13,8 +13,12 @@
  * A destination that is a local address would reach the stack's loopback
  * device and no sroce device at all. So when the route is local, the
  * packet is handed straight to the receive side of the sroce device on
- * the netdev that owns the address, exactly as it would have arrived from
- * the wire: headers, ICRC and all.
+ * the netdev that owns the address. Its bytes never leave memory, so it
+ * gets no ICRC, and the receive side, told that it was built here, checks
+ * none: every other header is parsed and checked as one from the wire,
+ * and the transport above treats it alike. The force_wire parameter
+ * keeps the ICRC on such packets, filled and checked, for tests that must
+ * see every packet as the wire would carry it.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -25,6 +29,7 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
@@ -38,11 +43,17 @@
 #include <rdma/ib_verbs.h>
 
 #include "core/sroce_dev.h"
+#include "core/sroce_task.h"
 #include "net/sroce_net.h"
 #include "net/sroce_xmit.h"
 #include "obj/sroce_ah.h"
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_icrc.h"
+
+static bool sroce_force_wire;
+module_param_named(force_wire, sroce_force_wire, bool, 0644);
+MODULE_PARM_DESC(force_wire,
+		 "Give packets for a sroce device of this host an ICRC and check it, as on the wire (default: off)");
 
 static bool sroce_av_is_v6(const struct sroce_av *av)
 {
@@ -147,6 +158,39 @@ bool sroce_xmit_dst_local(const struct dst_entry *dst)
 	return dst->dev->flags & IFF_LOOPBACK;
 }
 
+/**
+ * sroce_xmit_how() - how a packet on a route is delivered
+ * @dst: the route
+ * @force_wire: give a packet for this host an ICRC all the same
+ *
+ * Context: any.
+ * Return: SROCE_XMIT_WIRE for a route that leaves this host;
+ * SROCE_XMIT_LOCAL for one that ends here, or SROCE_XMIT_LOCAL_CHECKED
+ * when @force_wire.
+ */
+enum sroce_xmit_how sroce_xmit_how(const struct dst_entry *dst,
+				   bool force_wire)
+{
+	if (!sroce_xmit_dst_local(dst))
+		return SROCE_XMIT_WIRE;
+	return force_wire ? SROCE_XMIT_LOCAL_CHECKED : SROCE_XMIT_LOCAL;
+}
+
+/**
+ * sroce_xmit_how_now() - sroce_xmit_how() under the force_wire parameter
+ * @dst: the route
+ *
+ * Decide once per packet or train and pass the answer on, so that the
+ * headers and the hand-off agree when the parameter changes meanwhile.
+ *
+ * Context: any.
+ * Return: as sroce_xmit_how().
+ */
+enum sroce_xmit_how sroce_xmit_how_now(const struct dst_entry *dst)
+{
+	return sroce_xmit_how(dst, READ_ONCE(sroce_force_wire));
+}
+
 /* The netdev that owns the (local) destination address, referenced. */
 static struct net_device *sroce_local_owner(const struct sroce_av *av)
 {
@@ -165,14 +209,28 @@ static struct net_device *sroce_local_owner(const struct sroce_av *av)
 	return ndev;
 }
 
-/*
- * Hand a packet for a local address to the sroce device that would have
- * received it: skb->data at its UDP header, as the UDP socket delivers.
+/**
+ * sroce_xmit_local() - hand a packet for a local address to its device
+ * @av: the destination
+ * @skb: the packet, skb->data at the IP header; consumed
+ * @built_here: @skb carries no ICRC (SROCE_XMIT_LOCAL) and the receive
+ *	side must not check one
+ *
+ * The packet goes to the sroce device on the netdev that owns the
+ * destination address, skb->data at its UDP header as the UDP socket
+ * would deliver it. That device may be going away: one that is no longer
+ * registered takes nothing, and the packet is dropped as one sent to an
+ * address without a sroce device.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 when the device took it, -EHOSTUNREACH when there is none.
  */
-static int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb)
+int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb,
+		     bool built_here)
 {
 	struct net_device *ndev = sroce_local_owner(av);
 	struct sroce_dev *target = NULL;
+	bool entered;
 
 	if (ndev) {
 		target = sroce_dev_get_by_netdev(is_vlan_dev(ndev) ?
@@ -188,7 +246,9 @@ static int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb)
 
 	skb->pkt_type = PACKET_HOST;
 	__skb_pull(skb, sroce_ip_hdr_len(av));
-	sroce_net_deliver(target, skb);
+	entered = sroce_task_local_enter();
+	sroce_net_deliver(target, skb, built_here);
+	sroce_task_local_exit(entered);
 	sroce_dev_put(target);
 	dev_put(ndev);
 	return 0;
@@ -216,12 +276,28 @@ u16 sroce_xmit_ip_ids(const struct sroce_av *av, unsigned int n)
 }
 
 /**
+ * sroce_xmit_ip_id() - the IPv4 identification of a single packet
+ * @av: the destination
+ * @how: from sroce_xmit_how_now()
+ *
+ * A packet that stays in this host is never reassembled, so it is not
+ * worth a draw from the stack's identification generator.
+ *
+ * Return: the identification for sroce_xmit_hdrs().
+ */
+u16 sroce_xmit_ip_id(const struct sroce_av *av, enum sroce_xmit_how how)
+{
+	return how == SROCE_XMIT_WIRE ? sroce_xmit_ip_ids(av, 1) : 0;
+}
+
+/**
  * sroce_xmit_hdrs() - put the UDP and IP headers in front of a packet and
  *	fill its ICRC
  * @skb: from sroce_xmit_alloc(), skb->data at the BTH
  * @av: the destination
  * @sport: the UDP source port (the QP's)
  * @ip_id: the IPv4 identification (ignored for IPv6)
+ * @how: from sroce_xmit_how_now(); SROCE_XMIT_LOCAL leaves the ICRC out
  *
  * The ICRC covers the headers as they are now: whoever changes one of its
  * covered fields later (a GSO segment's length) must leave the packet as
@@ -231,13 +307,15 @@ u16 sroce_xmit_ip_ids(const struct sroce_av *av, unsigned int n)
  * IP header either way.
  */
 int sroce_xmit_hdrs(struct sk_buff *skb, const struct sroce_av *av,
-		    u16 sport, u16 ip_id)
+		    u16 sport, u16 ip_id, enum sroce_xmit_how how)
 {
 	sroce_push_udp(skb, sport);
 	if (sroce_av_is_v6(av))
 		sroce_push_ip6(skb, av);
 	else
 		sroce_push_ip4(skb, av, ip_id);
+	if (how == SROCE_XMIT_LOCAL)
+		return 0;
 	return sroce_icrc_skb_fill(skb);
 }
 
@@ -246,17 +324,18 @@ int sroce_xmit_hdrs(struct sk_buff *skb, const struct sroce_av *av,
  * @av: the destination
  * @dst: its route (referenced, consumed)
  * @skb: the packet, skb->data at the IP header; consumed
+ * @how: as given to sroce_xmit_hdrs()
  *
  * Return: as sroce_xmit().
  */
 int sroce_xmit_out(const struct sroce_av *av, struct dst_entry *dst,
-		   struct sk_buff *skb)
+		   struct sk_buff *skb, enum sroce_xmit_how how)
 {
 	int err;
 
-	if (sroce_xmit_dst_local(dst)) {
+	if (how != SROCE_XMIT_WIRE) {
 		dst_release(dst);
-		return sroce_xmit_local(av, skb);
+		return sroce_xmit_local(av, skb, how == SROCE_XMIT_LOCAL);
 	}
 
 	skb_dst_set(skb, dst);
@@ -291,17 +370,19 @@ int sroce_xmit_out(const struct sroce_av *av, struct dst_entry *dst,
 int sroce_xmit(const struct sroce_av *av, struct dst_entry *dst, u16 sport,
 	       struct sk_buff *skb)
 {
+	enum sroce_xmit_how how;
 	int err;
 
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	err = sroce_xmit_hdrs(skb, av, sport, sroce_xmit_ip_ids(av, 1));
+	how = sroce_xmit_how_now(dst);
+	err = sroce_xmit_hdrs(skb, av, sport, sroce_xmit_ip_id(av, how), how);
 	if (err) {
 		dst_release(dst);
 		kfree_skb(skb);
 		return err;
 	}
-	return sroce_xmit_out(av, dst, skb);
+	return sroce_xmit_out(av, dst, skb, how);
 }

@@ -30,6 +30,7 @@
 #include "obj/sroce_ah.h"
 #include "test_util.h"
 #include "transport/sroce_rcv.h"
+#include "wire/sroce_icrc.h"
 #include "wire/sroce_pkt.h"
 
 #define RCV_PAYLEN	300
@@ -74,7 +75,8 @@ static struct sk_buff *rcv_pkt(struct kunit *test, struct rcv_fix *f,
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	pay = sroce_tx_payload(skb);
 	memset(pay, 0x5a, RCV_PAYLEN);
-	KUNIT_ASSERT_EQ(test, sroce_xmit_hdrs(skb, &f->av, 0xc000, 1), 0);
+	KUNIT_ASSERT_EQ(test, sroce_xmit_hdrs(skb, &f->av, 0xc000, 1,
+					      SROCE_XMIT_WIRE), 0);
 	if (flip >= 0)
 		pay[flip] ^= 0x10;
 	__skb_pull(skb, sizeof(struct iphdr) + sizeof(struct udphdr));
@@ -86,11 +88,12 @@ static struct sk_buff *rcv_pkt(struct kunit *test, struct rcv_fix *f,
 
 /*
  * A packet as the UDP socket hands it over (skb->data at the UDP header):
- * @opcode with @paylen bytes of payload, to a QPN no QP has; @flip: a byte
- * after the BTH to corrupt, or -1.
+ * @opcode with @paylen bytes of payload, to a QPN no QP has, its headers
+ * as @how has them; @flip: a byte after the BTH to corrupt, or -1.
  */
-static struct sk_buff *rcv_wire_pkt(struct kunit *test, struct rcv_fix *f,
-				    u8 opcode, u32 paylen, int flip)
+static struct sk_buff *rcv_pkt_how(struct kunit *test, struct rcv_fix *f,
+				   u8 opcode, u32 paylen, int flip,
+				   enum sroce_xmit_how how)
 {
 	struct sk_buff *skb;
 
@@ -98,12 +101,18 @@ static struct sk_buff *rcv_wire_pkt(struct kunit *test, struct rcv_fix *f,
 			     false, false);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	memset(sroce_tx_payload(skb), 0x33, paylen);
-	KUNIT_ASSERT_EQ(test, sroce_xmit_hdrs(skb, &f->av, 0xc000, 1), 0);
+	KUNIT_ASSERT_EQ(test, sroce_xmit_hdrs(skb, &f->av, 0xc000, 1, how), 0);
 	if (flip >= 0)
 		skb->data[sizeof(struct iphdr) + sizeof(struct udphdr) +
 			  12 + flip] ^= 0x04;
 	__skb_pull(skb, sizeof(struct iphdr));
 	return skb;
+}
+
+static struct sk_buff *rcv_wire_pkt(struct kunit *test, struct rcv_fix *f,
+				    u8 opcode, u32 paylen, int flip)
+{
+	return rcv_pkt_how(test, f, opcode, paylen, flip, SROCE_XMIT_WIRE);
 }
 
 static u64 rcv_count(struct rcv_fix *f, enum sroce_counter c)
@@ -184,22 +193,53 @@ static void rcv_skb_test(struct kunit *test)
 	struct sk_buff *skb;
 
 	skb = rcv_wire_pkt(test, f, IB_OPCODE_RC_ACKNOWLEDGE, 0, 1);
-	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb, false), -EINVAL);
 	kfree_skb(skb);
 	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_ICRC_ERR), 1ULL);
 
 	skb = rcv_wire_pkt(test, f, IB_OPCODE_RC_ACKNOWLEDGE, 0, -1);
-	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb, false), 0);
 	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_RCVD_PKTS), 1ULL);
 
 	skb = rcv_wire_pkt(test, f, IB_OPCODE_RC_SEND_ONLY, 64, 30);
-	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb, false), 0);
 	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_ICRC_ERR), 2ULL);
 
 	skb = rcv_wire_pkt(test, f, IB_OPCODE_RC_SEND_ONLY, 64, -1);
-	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb, false), 0);
 	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_RCVD_PKTS), 2ULL);
 	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_DROPPED_NO_QP), 2ULL);
+}
+
+/*
+ * A packet the transmit path built for a device of this host has no
+ * ICRC, and none is checked: it is counted received at once, with or
+ * without a payload, and its drop is counted for its own reason. The
+ * same bytes from the UDP socket are an ICRC error.
+ */
+static void rcv_skb_built_here_test(struct kunit *test)
+{
+	struct rcv_fix *f = rcv_fix(test);
+	struct sk_buff *skb;
+
+	skb = rcv_pkt_how(test, f, IB_OPCODE_RC_SEND_ONLY, 64, -1,
+			  SROCE_XMIT_LOCAL);
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb, true), 0);
+	skb = rcv_pkt_how(test, f, IB_OPCODE_RC_ACKNOWLEDGE, 0, -1,
+			  SROCE_XMIT_LOCAL);
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb, true), 0);
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_RCVD_PKTS), 2ULL);
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_DROPPED_NO_QP), 2ULL);
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_ICRC_ERR), 0ULL);
+
+	/* poisoned: sroce_tx_alloc() leaves the ICRC room as it finds it */
+	skb = rcv_pkt_how(test, f, IB_OPCODE_RC_ACKNOWLEDGE, 0, -1,
+			  SROCE_XMIT_LOCAL);
+	memset(skb_tail_pointer(skb) - SROCE_ICRC_LEN, 0xee, SROCE_ICRC_LEN);
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(f->t.sdev, skb, false), -EINVAL);
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_ICRC_ERR), 1ULL);
+	KUNIT_EXPECT_EQ(test, rcv_count(f, SROCE_CNT_RCVD_PKTS), 2ULL);
 }
 
 /*
@@ -237,6 +277,7 @@ static struct kunit_case sroce_rcv_test_cases[] = {
 	KUNIT_CASE(rcv_drop_deferred_test),
 	KUNIT_CASE(rcv_refuse_deferred_test),
 	KUNIT_CASE(rcv_skb_test),
+	KUNIT_CASE(rcv_skb_built_here_test),
 	KUNIT_CASE(rcv_purge_test),
 	{}
 };

@@ -279,8 +279,8 @@ static void train_segments_are_packets(struct kunit *test)
 		sroce_train_add(&t, train_pkt(test, sdev, &av, c, i, c->lent));
 		single[i] = train_pkt(test, sdev, &av, c, i, false);
 		KUNIT_ASSERT_EQ(test, sroce_xmit_hdrs(single[i], &av,
-						      TRAIN_SPORT,
-						      c->ip_id + i), 0);
+						      TRAIN_SPORT, c->ip_id + i,
+						      SROCE_XMIT_WIRE), 0);
 		total += sroce_tx_len(c->pkts[i].opcode, c->pkts[i].paylen);
 	}
 

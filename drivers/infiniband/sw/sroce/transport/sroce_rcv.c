@@ -341,6 +341,9 @@ static void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
  * @sdev: the device whose netdev received it (the caller holds a
  *	reference)
  * @skb: the packet, skb->data at its UDP header and its network header set
+ * @built_here: a local delivery of this module's transmit path without an
+ *	ICRC (net/sroce_xmit.c): every header is checked, the ICRC is not
+ *
  * The receive callback net/sroce_net.c is given at module init: packets
  * from the UDP socket and the local deliveries of the transmit path come
  * through here.
@@ -349,7 +352,8 @@ static void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
  * Return: 0 when the packet was passed on (consumed), -EINVAL when it
  * was dropped (the caller still owns it).
  */
-int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb)
+int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb,
+		  bool built_here)
 {
 	enum sroce_drop_reason why;
 	struct sroce_pkt *pkt;
@@ -363,6 +367,11 @@ int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (sroce_pkt_parse_hdrs(skb, pkt, &why)) {
 		sroce_rcv_count_drop(sdev, why);
 		return -EINVAL;
+	}
+	if (built_here) {
+		sroce_rcv_count(sdev, skb);
+		sroce_rcv(sdev, skb);
+		return 0;
 	}
 	/* a payload's ICRC is for the engine that takes it (see above) */
 	pkt->flags |= SROCE_PKT_ICRC_LATER;

@@ -19,7 +19,8 @@ struct sroce_dev;
 
 enum sroce_counter sroce_drop_counter(enum sroce_drop_reason why);
 void sroce_rcv_count_drop(struct sroce_dev *sdev, enum sroce_drop_reason why);
-int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb);
+int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb,
+		  bool built_here);
 bool sroce_rcv_verify(struct sroce_dev *sdev, struct sk_buff *skb);
 void sroce_rcv_drop(struct sroce_dev *sdev, struct sk_buff *skb,
 		    enum sroce_drop_reason why);

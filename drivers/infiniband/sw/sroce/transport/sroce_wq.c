@@ -299,8 +299,9 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		 * The doorbell of user space, in its system call: run the
 		 * requester here, as softirq would, rather than wait for a
 		 * worker or for ksoftirqd to be scheduled next to busy-polling
-		 * applications (up to a tick). Packets to a local device are
-		 * then received when bottom halves are enabled again.
+		 * applications (up to a tick). A packet to a device of this
+		 * host reaches its QP in this call (sroce_xmit_local()), whose
+		 * responder may run here too (sroce_task_may_inline()).
 		 */
 		local_bh_disable();
 		sroce_req_doorbell(qp);
