@@ -239,47 +239,53 @@ sroce_hw_counter() {
 # server's last SEND is the last message of the exchange: the client
 # exits, destroying its QP, once it has that message, and if the ACK it
 # sent was lost the server's retransmissions find no QP there
-# (sroce0's dropped_no_qp moved from DROPS) and end in a retry error.
+# (the client device's dropped_no_qp moved from DROPS) and end in a
+# retry error.
 # Every message was delivered and checked: the client completed all its
 # iterations.
 sroce_pp_lost_final_ack() {
-	local kind=$1 tag=$2 drops=$3
+	local kind=$1 tag=$2 drops=$3 cdev=${SROCE_PP_CLIENT:-sroce0}
 	[ "$kind" = rc ] || return 1
 	grep -q ' iters in ' "$kind-cli-$tag.txt" || return 1
 	grep -q '^Failed status transport retry counter exceeded (12) for wr_id 2$' \
 		"$kind-srv-$tag.txt" || return 1
 	[ "$(grep -c '^Failed status' "$kind-srv-$tag.txt")" = 1 ] || return 1
-	[ "$(sroce_hw_counter sroce0 dropped_no_qp)" -gt "$drops" ] || return 1
-	sroce_log "${kind}_pingpong $tag: the server's last SEND lost its ACK after the client closed its QP (sroce0 dropped_no_qp $drops -> $(sroce_hw_counter sroce0 dropped_no_qp)); every message was delivered"
+	[ "$(sroce_hw_counter "$cdev" dropped_no_qp)" -gt "$drops" ] || return 1
+	sroce_log "${kind}_pingpong $tag: the server's last SEND lost its ACK after the client closed its QP ($cdev dropped_no_qp $drops -> $(sroce_hw_counter "$cdev" dropped_no_qp)); every message was delivered"
 }
 
 # sroce_pingpong KIND TAG TIMEOUT SIZE ITERS MTU [FAMILY [OPTION...]]: one
 # ibv_KIND_pingpong run (KIND rc, uc, ud or srq; ud ignores MTU) from sroce0 (client) to sroce1
 # (server) over the sroce_rdma_pair addresses of FAMILY (4, the default,
 # or 6), -c: the server checks every byte; OPTIONs go to both sides (e.g.
-# -q 4 for ibv_srq_pingpong). Logs go to
+# -q 4 for ibv_srq_pingpong). SROCE_PP_CLIENT=sroce1 puts the client on
+# sroce1 too, on the server's address (same-host delivery). Logs go to
 # KIND-{srv,cli}-TAG.txt and the console; true if both sides exit 0 within
 # TIMEOUT seconds, or the server failed only as sroce_pp_lost_final_ack
 # describes.
 sroce_pingpong() {
 	local kind=$1 tag=$2 limit=$3 size=$4 iters=$5 mtu=$6 fam=${7:-4}
 	local port=$((18515 + RANDOM % 1000)) srv cli spid g0 g1 peer mtuopt=()
-	local extra=("${@:8}") drops
+	local extra=("${@:8}") drops cdev=${SROCE_PP_CLIENT:-sroce0}
 
 	if [ "$fam" = 6 ]; then peer=fd00::2; else peer=10.0.0.2; fi
 	# ibv_ud_pingpong has no path MTU: its messages fit the port's MTU
 	[ "$kind" = ud ] || mtuopt=(-m "$mtu")
-	g0=$(sroce_gid_index sroce0 "${peer%2}1")
 	g1=$(sroce_gid_index sroce1 "$peer")
+	if [ "$cdev" = sroce1 ]; then
+		g0=$g1
+	else
+		g0=$(sroce_gid_index "$cdev" "${peer%2}1")
+	fi
 	sroce_log "${kind}_pingpong $tag: size $size iters $iters mtu $mtu IPv$fam (gids $g0/$g1) ${extra[*]}"
-	drops=$(sroce_hw_counter sroce0 dropped_no_qp)
+	drops=$(sroce_hw_counter "$cdev" dropped_no_qp)
 	timeout "$limit" "ibv_${kind}_pingpong" -d sroce1 -g "$g1" -c "${mtuopt[@]}" \
 		-p "$port" -s "$size" -n "$iters" "${extra[@]}" >"$kind-srv-$tag.txt" 2>&1 &
 	spid=$!
 	# the server may take seconds to start on a slow kernel
 	sroce_wait_ready "$spid" 200 sroce_tcp_listening "$port" || true
 	set +e
-	timeout "$limit" "ibv_${kind}_pingpong" -d sroce0 -g "$g0" -c "${mtuopt[@]}" \
+	timeout "$limit" "ibv_${kind}_pingpong" -d "$cdev" -g "$g0" -c "${mtuopt[@]}" \
 		-p "$port" -s "$size" -n "$iters" "${extra[@]}" 10.0.0.2 \
 		>"$kind-cli-$tag.txt" 2>&1
 	cli=$?

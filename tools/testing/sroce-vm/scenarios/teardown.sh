@@ -26,6 +26,12 @@
 # N is 10 at the small volume (make check), 100 at the full volume
 # (make check-full). One "ok"/"not ok" line per kind in teardown.txt.
 #
+# teardown-local.sh runs the same on one host (TEARDOWN_TOPO=host): both
+# ends of the traffic on sroce1, so that every packet is a same-host
+# delivery (net/sroce_xmit.c) whose payload pages the receiving side
+# reads while the sender's QPs, MRs and link go away under it. Its kinds
+# are rdma-link-del (sroce1, both ends at once), kill-9 and churn.
+#
 # Both kernels report a task blocked for 30 s (the hung-task detector),
 # but BOUND comes first: a removal that does not return within it fails
 # the scenario at once, with the stacks.
@@ -39,7 +45,14 @@
 # shellcheck source=tools/testing/sroce-vm/guest-lib.sh
 source "$SROCE_VM_LIB"
 
-export SROCE_SCENARIO=teardown
+export SROCE_SCENARIO=${SROCE_SCENARIO_NAME:-teardown}
+TOPO=${TEARDOWN_TOPO:-veth}
+# the two ends of the traffic: devices and GID indexes
+if [ "$TOPO" = host ]; then
+	ENDS=(sroce1 1 sroce1 1)
+else
+	ENDS=(sroce0 1 sroce1 1)
+fi
 
 # Measured: removals take 0.2-1.6 s on the stock kernel, up to 5 s on the
 # debug kernel on a loaded 2-core host; one that waits for the process
@@ -145,7 +158,7 @@ res_counts() {
 }
 
 # link_ready DEV ADDR: DEV's port is ACTIVE with ADDR's IPv4-mapped GID
-# at index 1 (G0, G1 below), within BOUND seconds.
+# at index 1 (the GID indexes of ENDS), within BOUND seconds.
 link_ready() {
 	local port=/sys/class/infiniband/$1/ports/1 want st gid i
 	sroce_gid_of "$2"
@@ -193,7 +206,7 @@ pair_up() {
 # its own each time.
 start_traffic() {
 	rm -f "$READY"
-	"$PROG" traffic sroce0 "$G0" sroce1 "$G1" "$READY" >/tmp/teardown-traffic.txt 2>&1 &
+	"$PROG" traffic "${ENDS[@]}" "$READY" >/tmp/teardown-traffic.txt 2>&1 &
 	TPID=$!
 	local i
 	for ((i = 0; i < 400; i++)); do
@@ -210,7 +223,7 @@ start_traffic() {
 # devices afresh, connect and pump; td_report has it stop, print its state
 # line, which must match REGEX, and close both contexts.
 td_spawn() {
-	coproc TD { exec "$PROG" serve sroce0 "$G0" sroce1 "$G1" 2>&1; }
+	coproc TD { exec "$PROG" serve "${ENDS[@]}" 2>&1; }
 	SPID=$TD_PID
 }
 
@@ -282,6 +295,16 @@ one_rdma_link_del() {
 	links_up 0
 }
 
+# One host: the only device goes, and both ends with it.
+one_local_link_del() {
+	td_start || return 1
+	bounded "$BOUND" rdma link del sroce1 || { echo "rdma link del failed"; return 1; }
+	alive "$SPID" || { echo "process gone"; return 1; }
+	[ ! -e /sys/class/infiniband/sroce1 ] || { echo "sroce1 left"; return 1; }
+	td_report 'sroce1=EIO sroce1=EIO .* touched [1-9]' || return 1
+	links_up 1
+}
+
 one_ip_link_del() {
 	local i
 	td_start || return 1
@@ -335,25 +358,29 @@ sroce_load_ko
 for c in all default; do
 	sysctl -qw "net.ipv4.conf.$c.accept_local=1" "net.ipv4.conf.$c.rp_filter=0"
 done
-G0=1 G1=1
 pair_up
 td_spawn
 BASELINE=$(res_counts)
 sroce_log "baseline resources: $BASELINE"
-sroce_log "$iters iterations of each kind, bound $BOUND s"
+sroce_log "$iters iterations of each kind, bound $BOUND s, ends ${ENDS[*]}"
 
-run_kind rdma-link-del one_rdma_link_del
-sroce_log "rdma-link-del: last $LAST_STATE"
-run_kind ip-link-del one_ip_link_del
-sroce_log "ip-link-del: last $LAST_STATE"
-run_kind rmmod one_rmmod
-sroce_log "rmmod: last $LAST_STATE"
+if [ "$TOPO" = host ]; then
+	run_kind rdma-link-del one_local_link_del
+	sroce_log "rdma-link-del: last $LAST_STATE"
+else
+	run_kind rdma-link-del one_rdma_link_del
+	sroce_log "rdma-link-del: last $LAST_STATE"
+	run_kind ip-link-del one_ip_link_del
+	sroce_log "ip-link-del: last $LAST_STATE"
+	run_kind rmmod one_rmmod
+	sroce_log "rmmod: last $LAST_STATE"
+fi
 echo quit >&"${TD[1]}"
 wait_exit "$BOUND" "$SPID" || result FAIL "serve process: exit status $?"
 run_kind kill-9 one_kill9
 
 t0=$SECONDS
-if bounded $((iters * 3 + 30)) "$PROG" churn sroce0 "$G0" sroce1 "$G1" "$iters" && clean_state; then
+if bounded $((iters * 3 + 30)) "$PROG" churn "${ENDS[@]}" "$iters" && clean_state; then
 	result OK "churn x$iters (destroy in flight), $((SECONDS - t0)) s"
 else
 	result FAIL "churn x$iters"
