@@ -20,24 +20,7 @@
 
 #include "net/sroce_route.h"
 #include "obj/sroce_ah.h"
-
-/* An address vector from a loopback address to itself. */
-static void route_av(struct sroce_av *av, bool v6)
-{
-	memset(av, 0, sizeof(*av));
-	av->hop_limit = 64;
-	if (v6) {
-		av->network_type = RDMA_NETWORK_IPV6;
-		av->saddr.in6.sin6_family = AF_INET6;
-		av->saddr.in6.sin6_addr = in6addr_loopback;
-		av->daddr.in6 = av->saddr.in6;
-	} else {
-		av->network_type = RDMA_NETWORK_IPV4;
-		av->saddr.in4.sin_family = AF_INET;
-		av->saddr.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		av->daddr.in4 = av->saddr.in4;
-	}
-}
+#include "test_util.h"
 
 /* sroce_route_get() that must succeed; the reference goes back at once. */
 static struct dst_entry *route_get(struct kunit *test, struct sroce_route *r,
@@ -90,7 +73,7 @@ static void route_keep_test(struct kunit *test)
 
 	if (v6 && !IS_ENABLED(CONFIG_IPV6))
 		kunit_skip(test, "no IPv6");
-	route_av(&av, v6);
+	sroce_test_loopback_av(&av, v6);
 	first = route_get(test, r, &av, 1);
 	again = route_get(test, r, &av, 1);
 	KUNIT_EXPECT_PTR_EQ(test, again, first);
@@ -124,7 +107,7 @@ static void route_generation_test(struct kunit *test)
 	struct sroce_route *r = route_new(test);
 	struct sroce_av av;
 
-	route_av(&av, false);
+	sroce_test_loopback_av(&av, false);
 	route_get(test, r, &av, 1);
 	route_get(test, r, &av, 2);
 	KUNIT_EXPECT_EQ(test, r->misses, 2ULL);
@@ -155,7 +138,7 @@ static void route_invalidated_test(struct kunit *test)
 	struct sroce_route *r = route_new(test);
 	struct sroce_av av;
 
-	route_av(&av, false);
+	sroce_test_loopback_av(&av, false);
 	route_get(test, r, &av, 1);
 	rt_genid_bump_ipv4(&init_net);
 	route_get(test, r, &av, 1);
@@ -171,7 +154,7 @@ static void route_unreachable_test(struct kunit *test)
 	struct dst_entry *dst;
 	struct sroce_av av;
 
-	route_av(&av, false);
+	sroce_test_loopback_av(&av, false);
 	/* 0.0.0.0/8 is not routable */
 	av.daddr.in4.sin_addr.s_addr = htonl(0x00000001);
 	av.saddr.in4.sin_addr.s_addr = htonl(0x00000002);

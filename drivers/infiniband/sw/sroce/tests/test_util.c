@@ -10,7 +10,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/resource.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/mm.h>
+#include <linux/netdevice.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -20,6 +24,7 @@
 #include "core/sroce_task.h"
 #include "mem/sroce_frmr.h"
 #include "mem/sroce_mr.h"
+#include "obj/sroce_ah.h"
 #include "obj/sroce_queue.h"
 #include "obj/sroce_wqe.h"
 #include "sroce_main.h"
@@ -507,4 +512,50 @@ void sroce_test_ack(struct kunit *test, struct sroce_qp *qp, u32 psn,
 	sroce_comp_queue(qp, skb);
 	sroce_task_run(&qp->comp.task);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&qp->comp.rxq), 0);
+}
+
+/**
+ * sroce_test_xmit_dev() - a fake device for building packets
+ * @test: the running test; freed with it
+ *
+ * Only what sroce_xmit_alloc() reads is set: a netdev's link header
+ * length, for the headroom.
+ *
+ * Return: the device; asserts (ends the test) on allocation failure.
+ */
+struct sroce_dev *sroce_test_xmit_dev(struct kunit *test)
+{
+	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	sdev->ndev = kunit_kzalloc(test, sizeof(*sdev->ndev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sdev->ndev);
+	sdev->ndev->hard_header_len = ETH_HLEN;
+	return sdev;
+}
+
+/**
+ * sroce_test_loopback_av() - an address vector from a loopback address
+ *	to itself
+ * @av: filled in
+ * @v6: ::1 rather than 127.0.0.1
+ *
+ * The kernel's route for it is a local one, and no sroce device owns its
+ * address.
+ */
+void sroce_test_loopback_av(struct sroce_av *av, bool v6)
+{
+	memset(av, 0, sizeof(*av));
+	av->hop_limit = 64;
+	if (v6) {
+		av->network_type = RDMA_NETWORK_IPV6;
+		av->saddr.in6.sin6_family = AF_INET6;
+		av->saddr.in6.sin6_addr = in6addr_loopback;
+		av->daddr.in6 = av->saddr.in6;
+	} else {
+		av->network_type = RDMA_NETWORK_IPV4;
+		av->saddr.in4.sin_family = AF_INET;
+		av->saddr.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		av->daddr.in4 = av->saddr.in4;
+	}
 }

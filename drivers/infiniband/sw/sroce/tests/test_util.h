@@ -15,6 +15,7 @@
 
 #include "wire/sroce_hdr.h"
 
+struct sroce_av;
 struct sroce_dev;
 struct sroce_qp;
 
@@ -64,6 +65,8 @@ struct sroce_qp *sroce_test_resp_qp(struct kunit *test,
 struct sroce_qp *sroce_test_serve_qp(struct kunit *test,
 				     struct sroce_test_dev *t);
 struct sk_buff *sroce_test_parsed_skb(struct kunit *test, u8 opcode, u32 psn);
+struct sroce_dev *sroce_test_xmit_dev(struct kunit *test);
+void sroce_test_loopback_av(struct sroce_av *av, bool v6);
 struct sroce_qp *sroce_test_comp_qp(struct kunit *test,
 				    struct sroce_test_dev *t, u32 nwqe,
 				    u32 sq_psn, u8 retry_cnt);

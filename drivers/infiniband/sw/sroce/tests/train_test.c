@@ -33,6 +33,7 @@
 #include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
 #include "obj/sroce_ah.h"
+#include "test_util.h"
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_icrc.h"
 #include "wire/sroce_psn.h"
@@ -98,18 +99,6 @@ static void train_case_desc(const struct train_case *c, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(train, train_cases, train_case_desc);
-
-/* A device that is only good for sroce_xmit_alloc()'s headroom. */
-static struct sroce_dev *train_dev(struct kunit *test)
-{
-	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, sdev);
-	sdev->ndev = kunit_kzalloc(test, sizeof(*sdev->ndev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sdev->ndev);
-	sdev->ndev->hard_header_len = ETH_HLEN;
-	return sdev;
-}
 
 static void train_av(struct sroce_av *av, bool v6)
 {
@@ -263,7 +252,7 @@ static struct sk_buff *train_segment(struct kunit *test,
 static void train_segments_are_packets(struct kunit *test)
 {
 	const struct train_case *c = test->param_value;
-	struct sroce_dev *sdev = train_dev(test);
+	struct sroce_dev *sdev = sroce_test_xmit_dev(test);
 	struct sk_buff *single[5], *head, *segs, *seg;
 	unsigned int i, total, alen, blen;
 	struct sroce_train t;
@@ -313,7 +302,7 @@ static void train_segments_are_packets(struct kunit *test)
 /* The 16-bit IP length bounds a train; tx_gso off makes it one packet. */
 static void train_full_bounds(struct kunit *test)
 {
-	struct sroce_dev *sdev = train_dev(test);
+	struct sroce_dev *sdev = sroce_test_xmit_dev(test);
 	static const struct train_case c = {
 		.n = 1, .pkts = { { IB_OPCODE_RC_SEND_MIDDLE, 4096 } },
 	};

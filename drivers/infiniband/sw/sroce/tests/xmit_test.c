@@ -27,6 +27,7 @@
 #include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
 #include "obj/sroce_ah.h"
+#include "test_util.h"
 #include "wire/sroce_icrc.h"
 #include "wire/sroce_pkt.h"
 
@@ -69,24 +70,6 @@ static void xmit_how_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_xmit_how(&dst, c->force_wire), c->how);
 }
 
-/* An address vector from a loopback address to itself. */
-static void xmit_av(struct sroce_av *av, bool v6)
-{
-	memset(av, 0, sizeof(*av));
-	av->hop_limit = 64;
-	if (v6) {
-		av->network_type = RDMA_NETWORK_IPV6;
-		av->saddr.in6.sin6_family = AF_INET6;
-		av->saddr.in6.sin6_addr = in6addr_loopback;
-		av->daddr.in6 = av->saddr.in6;
-	} else {
-		av->network_type = RDMA_NETWORK_IPV4;
-		av->saddr.in4.sin_family = AF_INET;
-		av->saddr.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		av->daddr.in4 = av->saddr.in4;
-	}
-}
-
 static const bool xmit_families[] = { false, true };
 
 static void xmit_family_desc(const bool *v6, char *desc)
@@ -105,7 +88,7 @@ static void xmit_how_route_test(struct kunit *test)
 
 	if (v6 && !IS_ENABLED(CONFIG_IPV6))
 		kunit_skip(test, "no IPv6");
-	xmit_av(&av, v6);
+	sroce_test_loopback_av(&av, v6);
 	dst = sroce_route_lookup(&av);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(dst), "no route: %ld",
 			       PTR_ERR(dst));
@@ -113,18 +96,6 @@ static void xmit_how_route_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_xmit_how(dst, true),
 			SROCE_XMIT_LOCAL_CHECKED);
 	dst_release(dst);
-}
-
-/* A fake sending device: what sroce_xmit_alloc() reads of it. */
-static struct sroce_dev *xmit_sdev(struct kunit *test)
-{
-	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, sdev);
-	sdev->ndev = kunit_kzalloc(test, sizeof(*sdev->ndev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sdev->ndev);
-	sdev->ndev->hard_header_len = ETH_HLEN;
-	return sdev;
 }
 
 /* A SEND ONLY with a payload, its ICRC room poisoned. */
@@ -167,7 +138,7 @@ static void xmit_hdrs_icrc_test(struct kunit *test)
 {
 	enum sroce_xmit_how how = *(const enum sroce_xmit_how *)
 				   test->param_value;
-	struct sroce_dev *sdev = xmit_sdev(test);
+	struct sroce_dev *sdev = sroce_test_xmit_dev(test);
 	enum sroce_drop_reason why;
 	struct sroce_pkt *pkt;
 	struct sk_buff *skb;
@@ -175,7 +146,7 @@ static void xmit_hdrs_icrc_test(struct kunit *test)
 	unsigned int hdrs;
 	u8 *icrc;
 
-	xmit_av(&av, false);
+	sroce_test_loopback_av(&av, false);
 	skb = xmit_pkt(test, sdev, &av);
 	icrc = skb_tail_pointer(skb) - SROCE_ICRC_LEN;
 	KUNIT_ASSERT_EQ(test, sroce_xmit_hdrs(skb, &av, 0xc000, 1, how), 0);
@@ -223,7 +194,7 @@ static struct sk_buff *xmit_counted(struct kunit *test,
 static void xmit_local_gone_test(struct kunit *test)
 {
 	bool v6 = *(const bool *)test->param_value;
-	struct sroce_dev *sdev = xmit_sdev(test);
+	struct sroce_dev *sdev = sroce_test_xmit_dev(test);
 	struct dst_entry *dst;
 	struct sk_buff *skb;
 	struct sroce_av av;
@@ -231,7 +202,7 @@ static void xmit_local_gone_test(struct kunit *test)
 
 	if (v6 && !IS_ENABLED(CONFIG_IPV6))
 		kunit_skip(test, "no IPv6");
-	xmit_av(&av, v6);
+	sroce_test_loopback_av(&av, v6);
 	atomic_set(&xmit_freed, 0);
 	for (i = SROCE_XMIT_LOCAL; i <= SROCE_XMIT_LOCAL_CHECKED; i++) {
 		dst = sroce_route_lookup(&av);
