@@ -229,6 +229,21 @@ sroce_iters() {
 	fi
 }
 
+# sroce_tap OK NAME [WHY]: one result line in $REPORT, "ok N - NAME" when
+# OK is 0, else "not ok N - NAME: WHY" (check.sh counts them); the lines
+# so far are SROCE_TAP_NUM, SROCE_TAP_FAILED of them failures.
+SROCE_TAP_NUM=0
+SROCE_TAP_FAILED=0
+sroce_tap() {
+	SROCE_TAP_NUM=$((SROCE_TAP_NUM + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $SROCE_TAP_NUM - $2" | tee -a "$REPORT"
+	else
+		SROCE_TAP_FAILED=$((SROCE_TAP_FAILED + 1))
+		echo "not ok $SROCE_TAP_NUM - $2: $3" | tee -a "$REPORT"
+	fi
+}
+
 # sroce_hw_counter DEV NAME: the hardware counter NAME of DEV's port 1.
 sroce_hw_counter() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"

@@ -39,7 +39,7 @@
 #
 # bench.profile=TEST,SIZE (e.g. ib_write_bw,65536): in round 1, after the
 # measured run of that cell, each provider runs it once more, with ten
-# times its iterations, under
+# times its iterations (a bandwidth cell at least 1 GiB), under
 # "perf record -a -g" (cpu-clock: TCG has no PMU), not counted; the flat
 # profile by object and by symbol, and the call chains into the points
 # where interrupts come back on and tasks switch, go to
@@ -212,7 +212,7 @@ measure() {
 # system-wide perf record; its profile to profile-PROVIDER-MTU.txt.
 profile() {
 	local data=$SROCE_RESULTS/perf-$1-$2.data report=$SROCE_RESULTS/profile-$1-$2.txt pid
-	local ctl=/tmp/bench-perf-ctl ack=/tmp/bench-perf-ack afd cfd
+	local ctl=/tmp/bench-perf-ctl ack=/tmp/bench-perf-ack afd cfd n
 
 	sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
 	rm -f "$ctl" "$ack"
@@ -229,9 +229,14 @@ profile() {
 	echo enable >&"$cfd"
 	read -r -t 120 _ <&"$afd" || sroce_log "perf did not confirm it records"
 	exec {afd}<&- {cfd}>&-
-	# ten times the cell's iterations: perftest's start and its TCP
-	# handshake would otherwise take most of the samples
-	perf_run "$1-$2-$3-$4-profile" "$3" "$CLI_DEV" dev1 4 "$2" "$4" "$(($5 * 10))" \
+	# ten times the cell's iterations, and for bandwidth at least 1 GiB:
+	# perftest's start and its TCP handshake would otherwise take most
+	# of the samples
+	n=$(($5 * 10))
+	if [[ $3 == *_bw ]] && ((n * $4 < 1 << 30)); then
+		n=$(((1 << 30) / $4))
+	fi
+	perf_run "$1-$2-$3-$4-profile" "$3" "$CLI_DEV" dev1 4 "$2" "$4" "$n" \
 		2>/dev/null || sroce_log "profile run of $1 $3 $4: $PERF_WHY"
 	kill -INT "$pid" 2>/dev/null || sroce_log "perf record ended early"
 	wait "$pid" || true

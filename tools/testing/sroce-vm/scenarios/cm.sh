@@ -34,8 +34,6 @@ source "$(dirname "$SROCE_VM_LIB")/perftest-lib.sh"
 
 export SROCE_SCENARIO=cm
 REPORT=$SROCE_RESULTS/cm.txt
-num=0
-nfailed=0
 failed=()
 # rping's pings: every one is the same exchange (SENDs, an RDMA READ and
 # an RDMA WRITE, the data checked), so the small volume runs 20
@@ -46,16 +44,6 @@ sroce_small && PINGS=20
 CONNS=4
 sroce_small && CONNS=2
 
-# tap OK NAME [WHY]: one result line.
-tap() {
-	num=$((num + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $num - $2" | tee -a "$REPORT"
-	else
-		nfailed=$((nfailed + 1))
-		echo "not ok $num - $2: $3" | tee -a "$REPORT"
-	fi
-}
 
 # pair NAME PORT LIMIT -- SERVER... -- CLIENT...: the server, then (once an
 # rdma_cm ID listens on PORT) the client; both must exit 0 within LIMIT s.
@@ -96,7 +84,7 @@ expect() {
 	if [ -z "$WHY" ] && ! grep -q -- "$2" "$3"; then
 		WHY="no \"$2\" in $3"
 	fi
-	tap "$([ -z "$WHY" ] && echo 0 || echo 1)" "$1" "$WHY"
+	sroce_tap "$([ -z "$WHY" ] && echo 0 || echo 1)" "$1" "$WHY"
 }
 
 for a in 10.0.0.2 fd00::2; do
@@ -142,7 +130,7 @@ expect "mckey: IPv4 multicast join, 10 datagrams received, leave" \
 for t in ib_write_bw ib_send_bw ib_read_bw; do
 	perf_run "$t-R" "$t" sroce0 sroce1 4 4096 65536 "$(sroce_iters 200)" -R ||
 		true
-	tap "$([ -z "$PERF_WHY" ] && echo 0 || echo 1)" \
+	sroce_tap "$([ -z "$PERF_WHY" ] && echo 0 || echo 1)" \
 		"$t -R (rdma_cm), 64 KiB: ${PERF_VAL:-0} MB/s" "$PERF_WHY"
 done
 
@@ -154,7 +142,7 @@ set -e
 cat cm-reject.txt
 rc=1
 if [ "$c" != 0 ] && [ "$c" != 124 ]; then rc=0; fi
-tap "$rc" "connect to a port with no listener is refused" "client exit $c"
+sroce_tap "$rc" "connect to a port with no listener is refused" "client exit $c"
 
 sroce_log "running cm_test.py sroce0 sroce1"
 set +e
@@ -169,7 +157,7 @@ rdma statistic show link sroce0/1 || true
 rdma statistic show link sroce1/1 || true
 sroce_pair_remove
 
-echo "# $((num - nfailed)) passed, $nfailed failed" | tee -a "$REPORT"
-[ "$nfailed" = 0 ] || sroce_fail "$nfailed of $num rdma_cm runs failed"
+echo "# $((SROCE_TAP_NUM - SROCE_TAP_FAILED)) passed, $SROCE_TAP_FAILED failed" | tee -a "$REPORT"
+[ "$SROCE_TAP_FAILED" = 0 ] || sroce_fail "$SROCE_TAP_FAILED of $SROCE_TAP_NUM rdma_cm runs failed"
 [ ${#failed[@]} = 0 ] || sroce_fail "failed: ${failed[*]}"
 sroce_log "cm: all passed"

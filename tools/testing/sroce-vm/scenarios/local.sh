@@ -33,8 +33,6 @@ export SROCE_SCENARIO=local
 export SROCE_PP_CLIENT=sroce1
 REPORT=$SROCE_RESULTS/local.txt
 PROG=${SROCE_PROGS:?}/sroce_integrity
-num=0
-nfailed=0
 
 if sroce_small; then
 	BULK=4M MIXED_VOL=2M ATOMICS=200 PP_ITERS=50 PINGS=20 PERF_ITERS=100
@@ -44,16 +42,6 @@ else
 	BULK=256M MIXED_VOL=64M ATOMICS=20000 PP_ITERS=1000 PINGS=500 PERF_ITERS=2000
 fi
 
-# tap OK NAME [WHY]: one result line.
-tap() {
-	num=$((num + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $num - $2" | tee -a "$REPORT"
-	else
-		nfailed=$((nfailed + 1))
-		echo "not ok $num - $2: $3" | tee -a "$REPORT"
-	fi
-}
 
 # integ TAG ARGS...: sroce_integrity with both ends on sroce1.
 integ() {
@@ -64,10 +52,10 @@ integ() {
 	line=$(grep '^sroce_integrity: op=' "integ-$tag.txt" | tail -n 1 || true)
 	sroce_log "$tag: ${line:-no summary} (exit $rc)"
 	if [ "$rc" = 0 ] && [[ $line == *result=PASS* ]]; then
-		tap 0 "$PASS integrity $tag"
+		sroce_tap 0 "$PASS integrity $tag"
 	else
 		tail -n 5 "integ-$tag.txt"
-		tap 1 "$PASS integrity $tag" "exit $rc, ${line:-no summary}"
+		sroce_tap 1 "$PASS integrity $tag" "exit $rc, ${line:-no summary}"
 	fi
 }
 
@@ -76,7 +64,7 @@ pp() {
 	local rc=0
 	sroce_pingpong "$1" "$PASS-$1-$2-$3" 120 "$3" "$PP_ITERS" 4096 "$2" \
 		>/dev/null 2>&1 || rc=1
-	tap "$rc" "$PASS $1_pingpong -c IPv$2 $3 B" "see $1-*-$PASS-$1-$2-$3.txt"
+	sroce_tap "$rc" "$PASS $1_pingpong -c IPv$2 $3 B" "see $1-*-$PASS-$1-$2-$3.txt"
 }
 
 # rping_run: rping -V (every ping's data checked) through rdma_cm.
@@ -92,16 +80,21 @@ rping_run() {
 	wait "$spid"
 	s=$?
 	set -e
-	tap $((c | s)) "$PASS rping -V x$PINGS" "server exit $s, client exit $c"
+	sroce_tap $((c | s)) "$PASS rping -V x$PINGS" "server exit $s, client exit $c"
 }
 
-# perf TEST SIZE: one perftest run, both ends on sroce1.
+# perf TEST SIZE: one perftest run, both ends on sroce1; a run that
+# completed with 0.00 or inf (perftest's cycle counting under TCG) runs
+# once more, as in make bench.
 perf() {
 	if perf_run "$PASS-$1-$2" "$1" sroce1 sroce1 4 4096 "$2" "$PERF_ITERS" \
-		    2>/dev/null; then
-		tap 0 "$PASS $1 $2: $PERF_VAL $(perf_unit "$1")"
+		    2>/dev/null ||
+	   { [[ $PERF_WHY == result* ]] &&
+	     perf_run "$PASS-$1-$2-again" "$1" sroce1 sroce1 4 4096 "$2" \
+		      "$PERF_ITERS" 2>/dev/null; }; then
+		sroce_tap 0 "$PASS $1 $2: $PERF_VAL $(perf_unit "$1")"
 	else
-		tap 1 "$PASS $1 $2" "$PERF_WHY"
+		sroce_tap 1 "$PASS $1 $2" "$PERF_WHY"
 	fi
 }
 
@@ -142,7 +135,7 @@ pass() {
 
 	ok=1
 	[ "$(udp_in)" = "$udp" ] || ok=0
-	tap $((1 - ok)) "$PASS: no packet went through the IP stack" \
+	sroce_tap $((1 - ok)) "$PASS: no packet went through the IP stack" \
 		"UDP datagrams received (IPv4, IPv6) $udp -> $(udp_in)"
 	d_sent=$(($(sroce_hw_counter sroce1 sent_pkts) - sent))
 	d_rcvd=$(($(sroce_hw_counter sroce1 rcvd_pkts) - rcvd))
@@ -150,7 +143,7 @@ pass() {
 	sroce_log "$PASS: sroce1 sent $d_sent, received $d_rcvd, icrc_err $d_icrc"
 	ok=1
 	[ "$d_sent" -gt 0 ] && [ "$d_sent" = "$d_rcvd" ] && [ "$d_icrc" = 0 ] || ok=0
-	tap $((1 - ok)) "$PASS: sroce1 received all $d_sent packets it sent, no ICRC error" \
+	sroce_tap $((1 - ok)) "$PASS: sroce1 received all $d_sent packets it sent, no ICRC error" \
 		"sent $d_sent, received $d_rcvd, icrc_err $d_icrc"
 	rdma statistic show link sroce1/1 || true
 }
@@ -170,9 +163,9 @@ G1=$(sroce_gid_index sroce1 10.0.0.2)
 udp=$(udp_in)
 if SROCE_PP_CLIENT=sroce0 sroce_pingpong rc control 120 4096 "$PP_ITERS" 4096 4 \
 	>/dev/null 2>&1 && [ "$(udp_in)" != "$udp" ]; then
-	tap 0 "control: rc_pingpong across the veth went through the IP stack"
+	sroce_tap 0 "control: rc_pingpong across the veth went through the IP stack"
 else
-	tap 1 "control: rc_pingpong across the veth" "UDP datagrams $udp -> $(udp_in)"
+	sroce_tap 1 "control: rc_pingpong across the veth" "UDP datagrams $udp -> $(udp_in)"
 fi
 pass local
 echo 1 >/sys/module/sroce/parameters/force_wire
@@ -181,6 +174,6 @@ echo 0 >/sys/module/sroce/parameters/force_wire
 
 failed=()
 sroce_pair_remove
-tap ${#failed[@]} "links deleted and sroce unloaded" "${failed[*]}"
-[ "$nfailed" = 0 ] || sroce_fail "$nfailed of $num failed (see $REPORT)"
-sroce_log "local: all $num passed"
+sroce_tap ${#failed[@]} "links deleted and sroce unloaded" "${failed[*]}"
+[ "$SROCE_TAP_FAILED" = 0 ] || sroce_fail "$SROCE_TAP_FAILED of $SROCE_TAP_NUM failed (see $REPORT)"
+sroce_log "local: all $SROCE_TAP_NUM passed"

@@ -285,24 +285,27 @@ run_kind() {
 	result OK "$name x$iters, slowest teardown $MAXT s, $((SECONDS - t0)) s"
 }
 
-one_rdma_link_del() {
+# link_del DEV STATE N...: "rdma link del DEV" under the live process,
+# whose state line must then match STATE; sroceN added back for each N.
+link_del() {
+	local dev=$1 state=$2
+	shift 2
 	td_start || return 1
-	bounded "$BOUND" rdma link del sroce0 || { echo "rdma link del failed"; return 1; }
+	bounded "$BOUND" rdma link del "$dev" || { echo "rdma link del failed"; return 1; }
 	# the process outlives its device: nothing waited for it
 	alive "$SPID" || { echo "process gone"; return 1; }
-	[ ! -e /sys/class/infiniband/sroce0 ] || { echo "sroce0 left"; return 1; }
-	td_report 'sroce0=EIO sroce1=ok .* touched [1-9]' || return 1
-	links_up 0
+	[ ! -e "/sys/class/infiniband/$dev" ] || { echo "$dev left"; return 1; }
+	td_report "$state" || return 1
+	links_up "$@"
+}
+
+one_rdma_link_del() {
+	link_del sroce0 'sroce0=EIO sroce1=ok .* touched [1-9]' 0
 }
 
 # One host: the only device goes, and both ends with it.
 one_local_link_del() {
-	td_start || return 1
-	bounded "$BOUND" rdma link del sroce1 || { echo "rdma link del failed"; return 1; }
-	alive "$SPID" || { echo "process gone"; return 1; }
-	[ ! -e /sys/class/infiniband/sroce1 ] || { echo "sroce1 left"; return 1; }
-	td_report 'sroce1=EIO sroce1=EIO .* touched [1-9]' || return 1
-	links_up 1
+	link_del sroce1 'sroce1=EIO sroce1=EIO .* touched [1-9]' 1
 }
 
 one_ip_link_del() {
