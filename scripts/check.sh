@@ -334,7 +334,7 @@ check_budgets() {
 
 # check_vm_suites KERNEL RUN: one pass/fail per test of the scenarios that
 # run a suite (verbs, rcops, uc, ud, srq, cm, perftest, ringfuzz, pktfuzz,
-# teardown and, from guest a of the two-guest scenarios, interop,
+# teardown, scale and, from guest a of the two-guest scenarios, interop,
 # interop-read and wire-faults:
 # "ok N - name", "not ok N - name: why";
 # integrity: "tag op=... result=PASS|FAIL"; kverbs: "sroce-kverbs: ok name",
@@ -354,6 +354,7 @@ check_vm_suites() {
 		    "$run/$kernel"/ringfuzz/results/ringfuzz.txt \
 		    "$run/$kernel"/pktfuzz/results/pktfuzz.txt \
 		    "$run/$kernel"/teardown/results/teardown.txt \
+		    "$run/$kernel"/scale/results/scale.txt \
 		    "$run/$kernel"/interop/a/results/interop.txt \
 		    "$run/$kernel"/interop-read/a/results/interop-read.txt \
 		    "$run/$kernel"/wire-faults/a/results/wire-faults.txt; do
