@@ -20,11 +20,13 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/irqflags.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -354,9 +356,8 @@ static void inline_probe_fn(struct tasklet_struct *tasklet)
 
 /*
  * With the module's defaults, the receive path may run a workqueue-mode
- * task in softirq; never from process context (a process delivering to
- * a local address), and never a tasklet-mode task, which runs in softirq
- * anyway.
+ * task in softirq; never from plain process context, and never a
+ * tasklet-mode task, which runs in softirq anyway.
  */
 static void task_may_inline_test(struct kunit *test)
 {
@@ -720,6 +721,50 @@ static void task_cleanup_quiet_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->overlaps), 0);
 }
 
+/*
+ * A same-host delivery (sroce_task_local_enter()): the outermost one may
+ * run a workqueue-mode task inline, one inside it may not, and bottom
+ * halves off without a delivery do not count. With interrupts off there
+ * is no delivery context at all.
+ */
+static void task_may_inline_local_test(struct kunit *test)
+{
+	struct sroce_tctx *wq = sroce_tctx_new(test, SROCE_TASK_WORKQUEUE,
+					       body_limit);
+	struct sroce_tctx *tl = sroce_tctx_new(test, SROCE_TASK_TASKLET,
+					       body_limit);
+	bool outer, inner, bh_only, irqs_off;
+	bool at_outer, at_inner, tl_outer, back, after;
+
+	local_bh_disable();
+	bh_only = sroce_task_may_inline(&wq->task);
+	local_bh_enable();
+
+	outer = sroce_task_local_enter();
+	at_outer = sroce_task_may_inline(&wq->task);
+	tl_outer = sroce_task_may_inline(&tl->task);
+	inner = sroce_task_local_enter();
+	at_inner = sroce_task_may_inline(&wq->task);
+	sroce_task_local_exit(inner);
+	back = sroce_task_may_inline(&wq->task);
+	sroce_task_local_exit(outer);
+	after = sroce_task_may_inline(&wq->task);
+
+	local_irq_disable();
+	irqs_off = sroce_task_local_enter();
+	sroce_task_local_exit(irqs_off);
+	local_irq_enable();
+
+	KUNIT_EXPECT_FALSE(test, bh_only);
+	KUNIT_EXPECT_TRUE(test, outer && inner);
+	KUNIT_EXPECT_TRUE(test, at_outer);
+	KUNIT_EXPECT_FALSE(test, tl_outer);
+	KUNIT_EXPECT_FALSE(test, at_inner);
+	KUNIT_EXPECT_TRUE(test, back);
+	KUNIT_EXPECT_FALSE(test, after);
+	KUNIT_EXPECT_FALSE(test, irqs_off);
+}
+
 static struct kunit_case sroce_task_test_cases[] = {
 	KUNIT_CASE_PARAM(task_exec_param_test, exec_gen_params),
 	KUNIT_CASE(task_init_default_test),
@@ -733,6 +778,7 @@ static struct kunit_case sroce_task_test_cases[] = {
 	KUNIT_CASE_PARAM(task_run_small_budget_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_run_one_call_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE(task_may_inline_test),
+	KUNIT_CASE(task_may_inline_local_test),
 	KUNIT_CASE_PARAM(task_schedule_during_run_test, rerun_gen_params),
 	KUNIT_CASE_PARAM(task_concurrent_test, sroce_tctx_mode_gen_params),
 	KUNIT_CASE_PARAM(task_disable_waits_test, busy_gen_params),
