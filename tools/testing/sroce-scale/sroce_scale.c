@@ -61,16 +61,20 @@
 #define MIN_CQS		4
 /* QP pairs whose traffic is in flight at once: bounded, so that a
  * burst of 10,000 SENDs does not overflow the UDP socket's buffer and
- * turn into retransmission timeouts. */
-#define WINDOW		256
+ * turn into retransmission timeouts. 256 pairs were too many for the
+ * debug kernel beside another guest: a pair waited out its 7 ACK
+ * timeouts of 67 ms behind the others' work (make check, e24676e). */
+#define WINDOW		64
 /* Seconds without any completion before the traffic phase gives up. */
 #define STALL_S		60.0
 /*
- * Growth: the time per step of the last tenths (the median of tenths 8,
- * 9, 10) against the first (tenths 1, 2, 3). A cost that grows with the
- * number of objects (a list walked per step) gives about 5.7; linear
- * gives 1. Medians, so that one tenth slowed by another guest on the
- * host does not decide. Judged only when a tenth has JUDGED_MIN steps.
+ * Growth: the time per step of the last tenths (the fastest of tenths
+ * 8, 9, 10) against the first (tenths 1, 2, 3). A cost that grows with
+ * the number of objects (a list walked per step) slows every last tenth
+ * and gives about 5.7; linear gives 1. The fastest, because another
+ * guest on the host only ever adds time: with medians, two tenths of a
+ * 0.4 s phase slowed that way failed it (60x, make check beside a debug
+ * guest). Judged only when a tenth has JUDGED_MIN steps.
  */
 #define GROWTH_MAX	3.0
 #define JUDGED_MIN	100
@@ -201,13 +205,11 @@ static double per_step(const struct tenths *t, int k)
 	return n ? (t->at[k] - t->at[k - 1]) / n : -1;
 }
 
-static double median3(double x, double y, double z)
+static double min3(double x, double y, double z)
 {
-	if ((x <= y && y <= z) || (z <= y && y <= x))
-		return y;
-	if ((y <= x && x <= z) || (z <= x && x <= y))
-		return x;
-	return z;
+	double m = x < y ? x : y;
+
+	return m < z ? m : z;
 }
 
 /*
@@ -230,8 +232,8 @@ static double tenths_end(struct tenths *t, const char *phase_name)
 	       t->what, t->total, total, line);
 	judged = t->total / TENTHS >= JUDGED_MIN;
 	if (judged) {
-		first = median3(per_step(t, 1), per_step(t, 2), per_step(t, 3));
-		last = median3(per_step(t, 8), per_step(t, 9), per_step(t, 10));
+		first = min3(per_step(t, 1), per_step(t, 2), per_step(t, 3));
+		last = min3(per_step(t, 8), per_step(t, 9), per_step(t, 10));
 		growth = first > 0 ? last / first : 0;
 	}
 	if (!judged)
@@ -563,7 +565,7 @@ static void to_rts(struct side *s, unsigned long i)
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;		/* 67 ms */
+	a.timeout = 17;		/* 537 ms: a loaded debug guest is slow */
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;	/* RNR NAKs are retried without end */
 	a.sq_psn = 0x1000;
