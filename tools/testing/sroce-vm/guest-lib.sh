@@ -244,6 +244,20 @@ sroce_tap() {
 	fi
 }
 
+# sroce_res_counts: the RDMA resource counts of sroce0 and sroce1 (pd, cq,
+# qp, cm_id, mr, ctx, srq), in that order, without the device index (a
+# device added again gets a new one).
+sroce_res_counts() {
+	local line out0="" out1=""
+	while read -r _ line; do
+		case $line in
+		sroce0:*) out0=$line ;;
+		sroce1:*) out1=$line ;;
+		esac
+	done < <(rdma resource show 2>/dev/null)
+	echo "$out0 / $out1"
+}
+
 # sroce_hw_counter DEV NAME: the hardware counter NAME of DEV's port 1.
 sroce_hw_counter() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"

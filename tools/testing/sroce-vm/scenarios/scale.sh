@@ -88,25 +88,13 @@ secs_since() {
 	printf '%d.%02d' $((d / 1000000)) $((d % 1000000 / 10000))
 }
 
-# res_counts: the RDMA resource counts of sroce0 and sroce1 (pd, cq, qp,
-# cm_id, mr, ctx, srq), without the device index.
-res_counts() {
-	local line out0="" out1=""
-	while read -r _ line; do
-		case $line in
-		sroce0:*) out0=$line ;;
-		sroce1:*) out1=$line ;;
-		esac
-	done < <(rdma resource show 2>/dev/null)
-	echo "$out0 / $out1"
-}
 
 # back_to_baseline NAME: the counts return to BASELINE within 60 s (a
 # process's objects go at its exit, ucmatose's connections perhaps later).
 back_to_baseline() {
 	local i now
 	for ((i = 0; i < 600; i++)); do
-		now=$(res_counts)
+		now=$(sroce_res_counts)
 		if [ "$now" = "$BASELINE" ]; then
 			result OK "$1: rdma resource counts back at the baseline ($now)"
 			return 0
@@ -192,7 +180,7 @@ sysctl -qw vm.max_map_count=1048576
 sroce_rdma_pair sroce sroce0 sroce1 9000
 G0=$(sroce_gid_index sroce0 10.0.0.1)
 G1=$(sroce_gid_index sroce1 10.0.0.2)
-BASELINE=$(res_counts)
+BASELINE=$(sroce_res_counts)
 sroce_log "baseline resources: $BASELINE"
 sroce_log "volume ${SROCE_VOLUME:-full}: $QPS QP pairs, $MRS MRs, $CONNS rdma_cm connections"
 

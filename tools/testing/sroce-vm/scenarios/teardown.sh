@@ -144,18 +144,6 @@ alive() {
 	[ -n "$st" ] && [ "$st" != Z ]
 }
 
-# res_counts: the RDMA resource counts of sroce0 and sroce1 (in that
-# order, without the device index: a device added again gets a new one).
-res_counts() {
-	local line out0="" out1=""
-	while read -r _ line; do
-		case $line in
-		sroce0:*) out0=$line ;;
-		sroce1:*) out1=$line ;;
-		esac
-	done < <(rdma resource show 2>/dev/null)
-	echo "$out0 / $out1"
-}
 
 # link_ready DEV ADDR: DEV's port is ACTIVE with ADDR's IPv4-mapped GID
 # at index 1 (the GID indexes of ENDS), within BOUND seconds.
@@ -255,7 +243,7 @@ td_report() {
 clean_state() {
 	local i now
 	for ((i = 0; i < BOUND * 10; i++)); do
-		now=$(res_counts)
+		now=$(sroce_res_counts)
 		[ "$now" = "$BASELINE" ] && return 0
 		nap 0.1
 	done
@@ -363,7 +351,7 @@ for c in all default; do
 done
 pair_up
 td_spawn
-BASELINE=$(res_counts)
+BASELINE=$(sroce_res_counts)
 sroce_log "baseline resources: $BASELINE"
 sroce_log "$iters iterations of each kind, bound $BOUND s, ends ${ENDS[*]}"
 
