@@ -5,20 +5,16 @@
  *
  * Lifetime. ib_core allocates the QP and frees it when destroy_qp
  * returns. The QP is in the device's QPN xarray from the end of
- * create_qp (its number is reserved first and the pointer published
- * last) to the start of destroy_qp. The receive path finds it there under
- * RCU and takes a reference with kref_get_unless_zero(); destroy_qp
- * unpublishes it, waits an RCU grace period so that no lookup can still
- * be looking at it, drops the creation reference and waits until every
- * other reference is gone before it frees the rings.
+ * create_qp (its number is reserved first and the QP published last) to
+ * the start of destroy_qp (sroce_qp_index.c). destroy_qp takes it out of
+ * the index, which returns when no packet can reach it any more, before
+ * it stops the engines and frees the rings.
  *
  * Copyright (c) 2026 The sroce authors
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/rcupdate.h>
-#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
@@ -32,49 +28,10 @@
 #include "obj/sroce_srq.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_qp_attr.h"
+#include "transport/sroce_qp_index.h"
 #include "transport/sroce_wq.h"
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_sport.h"
-
-#define SROCE_GSI_QPN	1
-
-static void sroce_qp_release(struct kref *ref)
-{
-	struct sroce_qp *qp = container_of(ref, struct sroce_qp, ref);
-
-	complete(&qp->released);
-}
-
-/**
- * sroce_qp_get() - find a QP by number, for the receive path
- * @sdev: the device
- * @qpn: the QP number from a packet
- *
- * Context: any.
- *
- * Return: the QP with a reference (drop it with sroce_qp_put()), or NULL
- * if no live QP has that number.
- */
-struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
-{
-	struct sroce_qp *qp;
-
-	rcu_read_lock();
-	qp = xa_load(&sdev->qps, qpn);
-	if (qp && !kref_get_unless_zero(&qp->ref))
-		qp = NULL;
-	rcu_read_unlock();
-	return qp;
-}
-
-/**
- * sroce_qp_put() - drop a reference taken by sroce_qp_get()
- * @qp: the QP
- */
-void sroce_qp_put(struct sroce_qp *qp)
-{
-	kref_put(&qp->ref, sroce_qp_release);
-}
 
 /**
  * sroce_qp_state() - the current state of a QP
@@ -382,31 +339,10 @@ static int sroce_qp_check_init(struct ib_qp *ibqp,
 	return sroce_qp_check_caps(to_sroce_dev(ibqp->device), init);
 }
 
-static int sroce_qp_reserve_qpn(struct sroce_dev *sdev, struct sroce_qp *qp)
-{
-	u32 qpn;
-	int err;
-
-	if (qp->ibqp.qp_type == IB_QPT_GSI) {
-		qpn = SROCE_GSI_QPN;
-		err = xa_insert(&sdev->qps, qpn, NULL, GFP_KERNEL);
-	} else {
-		err = xa_alloc_cyclic(&sdev->qps, &qpn, NULL,
-				      XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
-				      &sdev->next_qpn, GFP_KERNEL);
-	}
-	if (err < 0)
-		return err;
-	qp->ibqp.qp_num = qpn;
-	return 0;
-}
-
 static void sroce_qp_init_fields(struct sroce_qp *qp,
 				 const struct ib_qp_init_attr *init,
 				 struct ib_udata *udata)
 {
-	kref_init(&qp->ref);
-	init_completion(&qp->released);
 	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
@@ -466,7 +402,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_res_get(&sdev->res.qp, sdev->attr.max_qp);
 	if (err)
 		return err;
-	err = sroce_qp_reserve_qpn(sdev, qp);
+	err = sroce_qp_index_reserve(sdev, qp);
 	if (err)
 		goto err_put_count;
 
@@ -488,7 +424,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_free_engines;
 	}
 
-	xa_store(&sdev->qps, ibqp->qp_num, qp, GFP_KERNEL);
+	sroce_qp_index_publish(sdev, qp);
 	return 0;
 
 err_free_engines:
@@ -500,7 +436,7 @@ err_free_resp:
 err_free_wq:
 	sroce_wq_cleanup(qp);
 err_release_qpn:
-	xa_erase(&sdev->qps, ibqp->qp_num);
+	sroce_qp_index_cancel(sdev, qp);
 err_put_count:
 	sroce_res_put(&sdev->res.qp);
 	return err;
@@ -516,8 +452,8 @@ err_put_count:
  * its engine tasks are disabled and its timers stopped, then the rings
  * are freed.
  *
- * Context: process context, may sleep (an RCU grace period, running
- * engine tasks and timer callbacks).
+ * Context: process context, may sleep (packets being received for the QP,
+ * running engine tasks and timer callbacks).
  *
  * Return: 0.
  */
@@ -527,11 +463,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sroce_qp(ibqp);
 
 	mutex_lock(&qp->modify_mutex);
-	xa_erase(&sdev->qps, ibqp->qp_num);
-	/* Lookups that found the QP hold a reference or will fail. */
-	synchronize_rcu();
-	sroce_qp_put(qp);
-	wait_for_completion(&qp->released);
+	sroce_qp_index_remove(sdev, qp);
 	mutex_unlock(&qp->modify_mutex);
 
 	/* No packet reaches the QP any more; stop the engines, then the rings. */

@@ -9,7 +9,6 @@
 #define SROCE_QP_H
 
 #include <linux/completion.h>
-#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_pack.h>
@@ -23,6 +22,7 @@
 #include "transport/sroce_resp.h"
 
 struct sroce_dev;
+struct sroce_qp_handle;
 struct sroce_train;
 
 /**
@@ -113,9 +113,10 @@ struct sroce_qp_rq {
 /**
  * struct sroce_qp - a queue pair
  * @ibqp: ib_core's QP, allocated by ib_core
- * @ref: references: one from creation until destroy, one for each
- *	lookup by QPN (the receive path) in progress
- * @released: completed when @ref drops to zero; destroy waits for it
+ * @handle: what the QPN index holds for the QP, with its reference count
+ *	(sroce_qp_index.c)
+ * @released: completed when the last reference is dropped; destroy waits
+ *	for it
  * @modify_mutex: serialises modify_qp, query_qp and destroy_qp
  * @state_lock: protects @p; taken with interrupts saved, so that the
  *	transport and completion paths may read and change the state
@@ -144,7 +145,7 @@ struct sroce_qp_rq {
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
-	struct kref ref;
+	struct sroce_qp_handle *handle;
 	struct completion released;
 	struct mutex modify_mutex; /* see above */
 	spinlock_t state_lock; /* see above */
@@ -203,9 +204,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-
-struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
-void sroce_qp_put(struct sroce_qp *qp);
 
 enum ib_qp_state sroce_qp_state(struct sroce_qp *qp);
 void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p);

@@ -36,6 +36,7 @@
 #include "core/sroce_stats.h"
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
+#include "transport/sroce_qp_index.h"
 #include "transport/sroce_rcv.h"
 #include "transport/sroce_resp.h"
 #include "transport/sroce_resp_inbox.h"
