@@ -57,15 +57,19 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp)
  * @qp: the QP
  * @p: filled with them
  *
+ * The engines and the receive path take one per run or packet, so it
+ * takes no lock: a copy that a modify overlapped is made again.
+ *
  * Context: any.
  */
 void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p)
 {
-	unsigned long flags;
+	unsigned int seq;
 
-	spin_lock_irqsave(&qp->state_lock, flags);
-	*p = qp->p;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
+	do {
+		seq = read_seqcount_begin(&qp->p_seq);
+		*p = qp->p;
+	} while (read_seqcount_retry(&qp->p_seq, seq));
 }
 
 /**
@@ -226,8 +230,11 @@ void sroce_qp_error(struct sroce_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	prev = qp->p.state;
-	if (prev != IB_QPS_RESET && prev != IB_QPS_ERR)
+	if (prev != IB_QPS_RESET && prev != IB_QPS_ERR) {
+		write_seqcount_begin(&qp->p_seq);
 		qp->p.state = IB_QPS_ERR;
+		write_seqcount_end(&qp->p_seq);
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (prev != IB_QPS_RESET && prev != IB_QPS_ERR)
@@ -257,8 +264,11 @@ void sroce_qp_send_error(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	prev = qp->p.state;
 	sqe = prev == IB_QPS_RTS || prev == IB_QPS_SQD;
-	if (sqe)
+	if (sqe) {
+		write_seqcount_begin(&qp->p_seq);
 		qp->p.state = IB_QPS_SQE;
+		write_seqcount_end(&qp->p_seq);
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (sqe)
@@ -345,6 +355,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 {
 	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->p_seq, &qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	sroce_route_init(&qp->route);
@@ -572,7 +583,9 @@ static int sroce_qp_modify_locked(struct sroce_qp *qp,
 	if (err)
 		return err;
 
+	write_seqcount_begin(&qp->p_seq);
 	sroce_qp_apply(qp, attr, mask, av);
+	write_seqcount_end(&qp->p_seq);
 	*prev = cur;
 	return 0;
 }

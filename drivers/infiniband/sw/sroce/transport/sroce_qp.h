@@ -10,6 +10,7 @@
 
 #include <linux/completion.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
@@ -120,6 +121,8 @@ struct sroce_qp_rq {
  * @modify_mutex: serialises modify_qp, query_qp and destroy_qp
  * @state_lock: protects @p; taken with interrupts saved, so that the
  *	transport and completion paths may read and change the state
+ * @p_seq: every change of @p is a write section of it, so that
+ *	sroce_qp_params_get() copies @p without taking @state_lock
  * @p: the QP's parameters
  * @sq: the send queue
  * @rq: the receive queue (unused with an SRQ)
@@ -149,6 +152,7 @@ struct sroce_qp {
 	struct completion released;
 	struct mutex modify_mutex; /* see above */
 	spinlock_t state_lock; /* see above */
+	seqcount_spinlock_t p_seq;
 	struct sroce_qp_params p;
 	struct sroce_qp_sq sq;
 	struct sroce_qp_rq rq;
