@@ -30,9 +30,10 @@
  * the software segmentation in front of it: on the wire they are the
  * frames sroce_xmit() would have sent one by one.
  *
- * A train goes out packet by packet when it has a single packet, when
- * its route ends at this host (sroce_xmit_out() delivers those itself),
- * and when the netdev takes smaller GSO skbs.
+ * A train goes out packet by packet when it has a single packet and when
+ * the netdev takes smaller GSO skbs. One whose route ends at this host
+ * never becomes a GSO skb: its packets are handed to the receiving sroce
+ * device in one call (sroce_xmit_local_list()), still one by one.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -214,8 +215,7 @@ static void sroce_train_count(struct sroce_dev *sdev, unsigned int n,
 /* The packets of @t one by one on @dst (consumed); see sroce_train_send(). */
 static int sroce_train_send_each(struct sroce_dev *sdev,
 				 const struct sroce_av *av, u16 sport,
-				 struct sroce_train *t, struct dst_entry *dst,
-				 enum sroce_xmit_how how)
+				 struct sroce_train *t, struct dst_entry *dst)
 {
 	unsigned int n = t->n, sent = 0, bytes = 0, len;
 	struct sk_buff *skb, *next;
@@ -225,13 +225,13 @@ static int sroce_train_send_each(struct sroce_dev *sdev,
 		next = skb->next;
 		skb->next = NULL;
 		len = skb->len;
-		err = sroce_xmit_hdrs(skb, av, sport, sroce_xmit_ip_id(av, how),
-				      how);
+		err = sroce_xmit_hdrs(skb, av, sport, sroce_xmit_ip_ids(av, 1),
+				      SROCE_XMIT_WIRE);
 		if (err) {
 			kfree_skb(skb);
 			break;
 		}
-		err = sroce_xmit_out(av, dst_clone(dst), skb, how);
+		err = sroce_xmit_out(av, dst_clone(dst), skb, SROCE_XMIT_WIRE);
 		if (err)
 			break;
 		sent++;
@@ -241,6 +241,45 @@ static int sroce_train_send_each(struct sroce_dev *sdev,
 	dst_release(dst);
 	sroce_train_count(sdev, sent, bytes, n - sent);
 	/* a refusal after the first packet is a loss like any other */
+	return sent ? 0 : err;
+}
+
+/*
+ * The packets of @t to a device of this host, in one hand-off; see
+ * sroce_train_send(). A packet whose headers cannot be completed (its
+ * ICRC, when checked) is lost with those after it.
+ */
+static int sroce_train_send_local(struct sroce_dev *sdev,
+				  const struct sroce_av *av, u16 sport,
+				  struct sroce_train *t,
+				  enum sroce_xmit_how how)
+{
+	unsigned int n = t->n, sent = 0, bytes = 0, len;
+	struct sk_buff *list = sroce_train_take(t), *skb, *last = NULL;
+	int err = 0;
+
+	for (skb = list; skb; last = skb, skb = skb->next) {
+		len = skb->len;
+		err = sroce_xmit_hdrs(skb, av, sport, 0, how);
+		if (err)
+			break;
+		sent++;
+		bytes += len;
+	}
+	if (skb) {
+		if (last)
+			last->next = NULL;
+		else
+			list = NULL;
+		kfree_skb_list(skb);
+	}
+	if (list && sroce_xmit_local_list(av, list,
+					  how == SROCE_XMIT_LOCAL)) {
+		err = -EHOSTUNREACH;
+		sent = 0;
+		bytes = 0;
+	}
+	sroce_train_count(sdev, sent, bytes, n - sent);
 	return sent ? 0 : err;
 }
 
@@ -276,8 +315,12 @@ int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		return PTR_ERR(dst);
 	}
 	how = sroce_xmit_how_now(dst);
-	if (n < 2 || how != SROCE_XMIT_WIRE || !sroce_train_fits(t, dst->dev))
-		return sroce_train_send_each(sdev, av, sport, t, dst, how);
+	if (how != SROCE_XMIT_WIRE) {
+		dst_release(dst);
+		return sroce_train_send_local(sdev, av, sport, t, how);
+	}
+	if (n < 2 || !sroce_train_fits(t, dst->dev))
+		return sroce_train_send_each(sdev, av, sport, t, dst);
 
 	skb = sroce_train_build(t, av, sport, sroce_xmit_ip_ids(av, n));
 	if (IS_ERR(skb)) {

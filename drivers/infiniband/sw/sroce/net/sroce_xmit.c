@@ -210,48 +210,71 @@ static struct net_device *sroce_local_owner(const struct sroce_av *av)
 }
 
 /**
- * sroce_xmit_local() - hand a packet for a local address to its device
- * @av: the destination
- * @skb: the packet, skb->data at the IP header; consumed
- * @built_here: @skb carries no ICRC (SROCE_XMIT_LOCAL) and the receive
+ * sroce_xmit_local_list() - hand packets for a local address to its device
+ * @av: the destination, the same for every packet
+ * @list: the packets, linked by skb->next, skb->data at their IP
+ *	headers; consumed
+ * @built_here: they carry no ICRC (SROCE_XMIT_LOCAL) and the receive
  *	side must not check one
  *
- * The packet goes to the sroce device on the netdev that owns the
- * destination address, skb->data at its UDP header as the UDP socket
- * would deliver it. That device may be going away: one that is no longer
- * registered takes nothing, and the packet is dropped as one sent to an
- * address without a sroce device.
+ * The packets go to the sroce device on the netdev that owns the
+ * destination address, in order, skb->data at their UDP headers as the
+ * UDP socket would deliver them. The device is looked up and referenced
+ * once for them all: a requester's train costs one lookup, not one a
+ * packet. That device may be going away: one that is no longer
+ * registered takes nothing, and the packets are dropped as ones sent to
+ * an address without a sroce device.
  *
  * Context: any; does not sleep.
- * Return: 0 when the device took it, -EHOSTUNREACH when there is none.
+ * Return: 0 when the device took them, -EHOSTUNREACH when there is none.
  */
-int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb,
-		     bool built_here)
+int sroce_xmit_local_list(const struct sroce_av *av, struct sk_buff *list,
+			  bool built_here)
 {
 	struct net_device *ndev = sroce_local_owner(av);
 	struct sroce_dev *target = NULL;
+	struct sk_buff *skb, *next;
 	bool entered;
 
-	if (ndev) {
+	if (ndev)
 		target = sroce_dev_get_by_netdev(is_vlan_dev(ndev) ?
 						 vlan_dev_real_dev(ndev) : ndev);
-		skb->dev = ndev;
-	}
 	if (!target) {
 		if (ndev)
 			dev_put(ndev);
-		kfree_skb(skb);
+		kfree_skb_list(list);
 		return -EHOSTUNREACH;
 	}
 
-	skb->pkt_type = PACKET_HOST;
-	__skb_pull(skb, sroce_ip_hdr_len(av));
 	entered = sroce_task_local_enter();
-	sroce_net_deliver(target, skb, built_here);
+	for (skb = list; skb; skb = next) {
+		next = skb->next;
+		skb_mark_not_on_list(skb);
+		skb->dev = ndev;
+		skb->pkt_type = PACKET_HOST;
+		__skb_pull(skb, sroce_ip_hdr_len(av));
+		sroce_net_deliver(target, skb, built_here);
+	}
 	sroce_task_local_exit(entered);
 	sroce_dev_put(target);
 	dev_put(ndev);
 	return 0;
+}
+
+/**
+ * sroce_xmit_local() - hand a packet for a local address to its device
+ * @av: the destination
+ * @skb: the packet, skb->data at the IP header; consumed
+ * @built_here: as for sroce_xmit_local_list()
+ *
+ * Context: any; does not sleep.
+ * Return: as sroce_xmit_local_list().
+ */
+int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb,
+		     bool built_here)
+{
+	skb_mark_not_on_list(skb);
+	return sroce_xmit_local_list(av, skb, built_here);
 }
 
 /**

@@ -23,7 +23,9 @@
 #include <rdma/ib_pack.h>
 
 #include "core/sroce_dev.h"
+#include "core/sroce_stats.h"
 #include "net/sroce_route.h"
+#include "net/sroce_train.h"
 #include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
 #include "obj/sroce_ah.h"
@@ -222,11 +224,47 @@ static void xmit_local_gone_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&xmit_freed), 3);
 }
 
+/*
+ * A train for such an address: one hand-off for all its packets, all
+ * refused, freed and counted as send errors, none as sent.
+ */
+static void xmit_train_local_gone_test(struct kunit *test)
+{
+	bool v6 = *(const bool *)test->param_value;
+	struct sroce_test_dev t = { .sdev = sroce_test_xmit_dev(test) };
+	struct sroce_train train;
+	struct dst_entry *dst;
+	struct sk_buff *skb;
+	struct sroce_av av;
+	int i;
+
+	if (v6 && !IS_ENABLED(CONFIG_IPV6))
+		kunit_skip(test, "no IPv6");
+	sroce_test_dev_init_stats(test, &t);
+	sroce_test_loopback_av(&av, v6);
+	atomic_set(&xmit_freed, 0);
+	sroce_train_init(&train);
+	for (i = 0; i < 3; i++) {
+		skb = xmit_pkt(test, t.sdev, &av);
+		skb->destructor = xmit_count_free;
+		sroce_train_add(&train, skb);
+	}
+	dst = sroce_route_lookup(&av);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dst));
+	KUNIT_EXPECT_EQ(test, sroce_train_send(t.sdev, &av, dst, 0xc000,
+					       &train), -EHOSTUNREACH);
+	KUNIT_EXPECT_EQ(test, atomic_read(&xmit_freed), 3);
+	KUNIT_EXPECT_EQ(test, train.n, 0U);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_SEND_ERR), 3ULL);
+	KUNIT_EXPECT_EQ(test, sroce_stats_read(t.sdev, SROCE_CNT_SENT_PKTS), 0ULL);
+}
+
 static struct kunit_case sroce_xmit_test_cases[] = {
 	KUNIT_CASE_PARAM(xmit_how_test, xmit_how_gen_params),
 	KUNIT_CASE_PARAM(xmit_how_route_test, xmit_family_gen_params),
 	KUNIT_CASE_PARAM(xmit_hdrs_icrc_test, xmit_hdrs_gen_params),
 	KUNIT_CASE_PARAM(xmit_local_gone_test, xmit_family_gen_params),
+	KUNIT_CASE_PARAM(xmit_train_local_gone_test, xmit_family_gen_params),
 	{}
 };
 
