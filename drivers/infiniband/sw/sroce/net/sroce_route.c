@@ -30,6 +30,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "net/sroce_route.h"
+#include "net/sroce_xmit.h"
 #include "obj/sroce_ah.h"
 
 static bool sroce_route_v6(const struct sroce_av *av)
@@ -110,6 +111,7 @@ void sroce_route_flush(struct sroce_route *r)
 	spin_lock_irqsave(&r->lock, flags);
 	old = r->dst;
 	r->dst = NULL;
+	WRITE_ONCE(r->local, false);
 	spin_unlock_irqrestore(&r->lock, flags);
 	dst_release(old);
 }
@@ -127,6 +129,22 @@ static u32 sroce_route_cookie(const struct sroce_av *av,
 	if (IS_ENABLED(CONFIG_IPV6) && sroce_route_v6(av))
 		return rt6_get_cookie(container_of(dst, struct rt6_info, dst));
 	return 0;
+}
+
+/**
+ * sroce_route_local() - does the kept route end at this host?
+ * @r: the route
+ *
+ * For decisions made before a packet is built, when the route is not
+ * asked for yet: the answer of the last route kept, false before the
+ * first.
+ *
+ * Context: any; takes no lock.
+ * Return: true if the packets of the route kept are delivered in this host.
+ */
+bool sroce_route_local(const struct sroce_route *r)
+{
+	return READ_ONCE(r->local);
 }
 
 /**
@@ -171,6 +189,7 @@ struct dst_entry *sroce_route_get(struct sroce_route *r,
 		r->dst = dst_clone(dst);
 		r->cookie = sroce_route_cookie(av, dst);
 		r->gen = gen;
+		WRITE_ONCE(r->local, sroce_xmit_dst_local(dst));
 	}
 	spin_unlock_irqrestore(&r->lock, flags);
 	dst_release(old);

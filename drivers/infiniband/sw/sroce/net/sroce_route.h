@@ -22,6 +22,7 @@ struct sroce_av;
  * @dst: the route, holding a reference; NULL when there is none
  * @cookie: what the route's ->check() wants back (IPv6 only)
  * @gen: the generation of the QP's address vector @dst was found for
+ * @local: @dst ends at this host (sroce_route_local()); read without @lock
  * @lookups: routes asked for (statistics and tests)
  * @misses: of those, found by a route lookup rather than here
  */
@@ -30,6 +31,7 @@ struct sroce_route {
 	struct dst_entry *dst;
 	u32 cookie;
 	u32 gen;
+	bool local;
 	u64 lookups;
 	u64 misses;
 };
@@ -37,6 +39,7 @@ struct sroce_route {
 struct dst_entry *sroce_route_lookup(const struct sroce_av *av);
 void sroce_route_init(struct sroce_route *r);
 void sroce_route_flush(struct sroce_route *r);
+bool sroce_route_local(const struct sroce_route *r);
 struct dst_entry *sroce_route_get(struct sroce_route *r,
 				  const struct sroce_av *av, u32 gen);
 

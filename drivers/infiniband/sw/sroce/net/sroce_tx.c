@@ -94,17 +94,20 @@ MODULE_PARM_DESC(tx_lend,
 /**
  * sroce_tx_lends() - should a payload be lent rather than copied?
  * @paylen: its bytes
+ * @local: the packet stays in this host (sroce_route_local())
  *
- * Below SROCE_TX_LEND_MIN bytes the page references and the packet's
- * extra fragment cost more than the copy; the module parameter tx_lend
- * turns lending off altogether.
+ * Below SROCE_TX_LEND_MIN bytes (SROCE_TX_LEND_LOCAL_MIN for @local) the
+ * page references and the packet's extra fragment cost more than the
+ * copy; the module parameter tx_lend turns lending off altogether.
  *
  * Context: any.
  * Return: true to try sroce_tx_lend() first.
  */
-bool sroce_tx_lends(u32 paylen)
+bool sroce_tx_lends(u32 paylen, bool local)
 {
-	return paylen >= SROCE_TX_LEND_MIN && READ_ONCE(sroce_tx_lend_on);
+	u32 min = local ? SROCE_TX_LEND_LOCAL_MIN : SROCE_TX_LEND_MIN;
+
+	return paylen >= min && READ_ONCE(sroce_tx_lend_on);
 }
 
 /**

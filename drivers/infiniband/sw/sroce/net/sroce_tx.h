@@ -34,6 +34,14 @@ struct sroce_mr_frag;
 #define SROCE_TX_LEND_MIN	2048
 
 /*
+ * The same for a packet that stays in this host (same-host delivery):
+ * there the lent pages are read once, by the receiver's scatter, and
+ * lending saves the sender's copy of every payload of a path MTU of
+ * 1024. See "Same-host delivery" in sroce.rst for the measurement.
+ */
+#define SROCE_TX_LEND_LOCAL_MIN	1024
+
+/*
  * Jiffies a QP engine waits before it sends a packet again that a full
  * queue on the way out (the qdisc, or a veth peer's backlog) refused.
  */
@@ -44,7 +52,7 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 			       const struct sroce_av *av, u32 dest_qpn,
 			       u8 opcode, u32 psn, u32 paylen, bool ackreq,
 			       bool se);
-bool sroce_tx_lends(u32 paylen);
+bool sroce_tx_lends(u32 paylen, bool local);
 int sroce_tx_lend(struct sk_buff *skb, const struct sroce_mr_frag *frags,
 		  unsigned int n, u32 paylen);
 void *sroce_tx_hdr(struct sk_buff *skb, enum sroce_hdr_id id);

@@ -438,7 +438,22 @@ static void req_pkt_lend_or_copy_test(struct kunit *test)
 	sroce_test_dev_check_empty(test, &t);
 }
 
+/* Lent from 2 KiB a packet, from 1 KiB when it stays in this host. */
+static void lend_threshold_test(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, sroce_tx_lends(SROCE_TX_LEND_MIN - 1, false));
+	KUNIT_EXPECT_TRUE(test, sroce_tx_lends(SROCE_TX_LEND_MIN, false));
+	KUNIT_EXPECT_FALSE(test, sroce_tx_lends(1024, false));
+	KUNIT_EXPECT_FALSE(test,
+			   sroce_tx_lends(SROCE_TX_LEND_LOCAL_MIN - 1, true));
+	KUNIT_EXPECT_TRUE(test, sroce_tx_lends(SROCE_TX_LEND_LOCAL_MIN, true));
+	KUNIT_EXPECT_TRUE(test, sroce_tx_lends(1024, true));
+	KUNIT_EXPECT_TRUE(test, sroce_tx_lends(4096, true));
+	KUNIT_EXPECT_FALSE(test, sroce_tx_lends(0, true));
+}
+
 static struct kunit_case sroce_lend_test_cases[] = {
+	KUNIT_CASE(lend_threshold_test),
 	KUNIT_CASE(lend_pieces_test),
 	KUNIT_CASE(lend_kernel_memory_test),
 	KUNIT_CASE(lend_data_test),

@@ -78,12 +78,15 @@ static void route_keep_test(struct kunit *test)
 	again = route_get(test, r, &av, 1);
 	KUNIT_EXPECT_PTR_EQ(test, again, first);
 	KUNIT_EXPECT_PTR_EQ(test, r->dst, first);
+	/* a loopback address: the kept route ends here, until it is let go */
+	KUNIT_EXPECT_TRUE(test, sroce_route_local(r));
 	KUNIT_EXPECT_EQ(test, r->lookups, 2ULL);
 	KUNIT_EXPECT_EQ(test, r->misses, 1ULL);
 	/* the kept route holds one reference of its own, until the flush */
 	refs = atomic_read(&first->__refcnt);
 	sroce_route_flush(r);
 	KUNIT_EXPECT_NULL(test, r->dst);
+	KUNIT_EXPECT_FALSE(test, sroce_route_local(r));
 	KUNIT_EXPECT_EQ(test, atomic_read(&first->__refcnt), refs - 1);
 	route_get(test, r, &av, 1);
 	KUNIT_EXPECT_EQ(test, r->misses, 2ULL);
@@ -163,6 +166,7 @@ static void route_unreachable_test(struct kunit *test)
 	if (!IS_ERR(dst))
 		dst_release(dst);
 	KUNIT_EXPECT_NULL(test, r->dst);
+	KUNIT_EXPECT_FALSE(test, sroce_route_local(r));
 }
 
 static struct kunit_case sroce_route_test_cases[] = {

@@ -2,7 +2,8 @@
 /*
  * sroce requester: a request packet and its payload.
  *
- * A payload of SROCE_TX_LEND_MIN bytes or more is not copied: the pages
+ * A payload of SROCE_TX_LEND_MIN bytes or more (SROCE_TX_LEND_LOCAL_MIN
+ * when the QP's route ends at this host) is not copied: the pages
  * of the WQE's memory that hold it are lent to the packet as page
  * fragments (sroce_lend_data(), sroce_tx_lend()), and its only pass over
  * the bytes on this side is the ICRC's. The packet's head then holds only
@@ -128,7 +129,7 @@ struct sk_buff *sroce_req_pkt_alloc(struct sroce_qp *qp,
 {
 	struct sk_buff *skb;
 
-	if (sroce_tx_lends(pkt->paylen) &&
+	if (sroce_tx_lends(pkt->paylen, sroce_route_local(&qp->route)) &&
 	    !(ctx->wqe.send_flags & IB_SEND_INLINE)) {
 		skb = sroce_req_alloc_lent(qp, p, ctx, pkt, h);
 		if (skb)

@@ -62,7 +62,7 @@ static struct sk_buff *sroce_resp_read_pkt(struct sroce_qp *qp,
 	struct sk_buff *skb;
 	int lent = 0;
 
-	if (sroce_tx_lends(n)) {
+	if (sroce_tx_lends(n, sroce_route_local(&qp->route))) {
 		lent = sroce_mr_lend(mr, va, n, frags, ARRAY_SIZE(frags));
 		if (lent < 0)
 			return ERR_PTR(-EFAULT);
