@@ -681,7 +681,9 @@ static void rq_flush_handler_reposts_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sroce_req_notify_cq(&f->cq->ibcq,
 						  IB_CQ_NEXT_COMP), 0);
 	spin_lock_irqsave(&f->qp->state_lock, flags);
+	write_seqcount_begin(&f->qp->p_seq);
 	f->qp->p.state = IB_QPS_ERR;
+	write_seqcount_end(&f->qp->p_seq);
 	spin_unlock_irqrestore(&f->qp->state_lock, flags);
 
 	/* What the responder's task does in ERR, after sroce_wq_flush_rq(). */

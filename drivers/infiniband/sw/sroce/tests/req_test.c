@@ -680,7 +680,9 @@ static void comp_alive_test(struct kunit *test)
 	sroce_test_dev_init_stats(test, &t);
 	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 7);
 	spin_lock_irqsave(&qp->state_lock, flags);
+	write_seqcount_begin(&qp->p_seq);
 	qp->p.timeout = 31;	/* hours: it does not fire during the test */
+	write_seqcount_end(&qp->p_seq);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	recover_post(test, qp, 100);
@@ -722,7 +724,9 @@ static void comp_rnr_restores_retry_test(struct kunit *test)
 	sroce_test_dev_init_stats(test, &t);
 	qp = sroce_test_comp_qp(test, &t, 8, RECOVER_SQ_PSN, 2);
 	spin_lock_irqsave(&qp->state_lock, flags);
+	write_seqcount_begin(&qp->p_seq);
 	qp->p.rnr_retry = 3;
+	write_seqcount_end(&qp->p_seq);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	qp->comp.rnr_left = 3;
 	sroce_test_claim_send(qp, 1);
@@ -779,7 +783,9 @@ static void comp_sqd_drained_test(struct kunit *test)
 
 	recover_post(test, qp, 100);
 	spin_lock_irqsave(&qp->state_lock, flags);
+	write_seqcount_begin(&qp->p_seq);
 	qp->p.state = IB_QPS_SQD;
+	write_seqcount_end(&qp->p_seq);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	/* what sroce_comp_notify_drained() asks, with the run done here */
 	set_bit(SROCE_COMP_SQD_NOTIFY, &qp->comp.flags);

@@ -156,6 +156,7 @@ struct sroce_tfix *sroce_tfix_init(struct kunit *test, enum ib_qp_type type,
 	qp->ibqp.recv_cq = &f->cq->ibcq;
 	qp->rcq = f->cq;
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->p_seq, &qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	sroce_route_init(&qp->route);

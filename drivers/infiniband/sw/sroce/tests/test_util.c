@@ -269,6 +269,7 @@ static int sroce_test_serve_init(struct kunit_resource *res, void *context)
 	if (!qp)
 		return -ENOMEM;
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->p_seq, &qp->state_lock);
 	err = sroce_resp_init(qp);
 	if (err) {
 		kfree(qp);
@@ -364,6 +365,7 @@ static int sroce_test_comp_init(struct kunit_resource *res, void *context)
 	if (!qp)
 		return -ENOMEM;
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->p_seq, &qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	err = sroce_queue_init(&qp->sq.queue, SROCE_QUEUE_KERNEL, ctx->nwqe,
 			       sroce_wqe_send_size(SROCE_TEST_SQ_SGES, 0));
