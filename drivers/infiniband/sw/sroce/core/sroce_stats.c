@@ -56,6 +56,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_DROPPED_UNSENT] = { .name = "dropped_unsent_psn" },
 	[SROCE_CNT_SENT_GSO] = { .name = "sent_gso" },
 	[SROCE_CNT_SENT_LENT] = { .name = "sent_lent" },
+	[SROCE_CNT_SENT_SPAN] = { .name = "sent_span" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_CNT_NR);

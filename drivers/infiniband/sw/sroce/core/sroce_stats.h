@@ -55,6 +55,7 @@ enum sroce_counter {
 	SROCE_CNT_DROPPED_UNSENT,	/* responses to PSNs never sent */
 	SROCE_CNT_SENT_GSO,		/* trains sent as one skb (sroce_train.c) */
 	SROCE_CNT_SENT_LENT,		/* requests carrying lent MR pages */
+	SROCE_CNT_SENT_SPAN,		/* packets spanning PSNs, same host */
 	SROCE_CNT_NR
 };
 

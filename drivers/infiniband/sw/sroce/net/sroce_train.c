@@ -49,6 +49,7 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
 #include "net/sroce_train.h"
+#include "net/sroce_tx.h"
 #include "net/sroce_xmit.h"
 
 static bool sroce_tx_gso = true;
@@ -59,6 +60,8 @@ MODULE_PARM_DESC(tx_gso,
 /* IPv6 and UDP header in front of a train: what SROCE_TRAIN_MAX_BYTES spares */
 #define SROCE_TRAIN_HDRS	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 static_assert(SROCE_TRAIN_MAX_BYTES + SROCE_TRAIN_HDRS <= U16_MAX);
+/* a spanning packet with the longest request headers fits a train */
+static_assert(SROCE_TX_SPAN_BYTES + 64 <= SROCE_TRAIN_MAX_BYTES);
 
 /**
  * sroce_train_init() - an empty train
@@ -73,6 +76,7 @@ void sroce_train_init(struct sroce_train *t)
 	t->n = 0;
 	t->bytes = 0;
 	t->max = READ_ONCE(sroce_tx_gso) ? U16_MAX : 1;
+	t->local_only = false;
 }
 
 /**
@@ -298,8 +302,10 @@ static int sroce_train_send_local(struct sroce_dev *sdev,
  * Return: 0 when the train left, whole or in part: a packet the stack
  * refused after the first is lost as on the wire, for the transport to
  * recover. -ENOBUFS when a full queue on the way out refused it before
- * any packet left: the caller sends it all again later. Another -errno
- * of sroce_xmit() when none could be sent.
+ * any packet left: the caller sends it all again later. -EHOSTUNREACH
+ * when a train of @t->local_only finds its route leaving this host or
+ * its ICRC forced (it is dropped). Another -errno of sroce_xmit() when
+ * none could be sent.
  */
 int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		     struct dst_entry *dst, u16 sport, struct sroce_train *t)
@@ -315,6 +321,13 @@ int sroce_train_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		return PTR_ERR(dst);
 	}
 	how = sroce_xmit_how_now(dst);
+	if (t->local_only && how != SROCE_XMIT_LOCAL) {
+		/* lost, and sent again in packets the wire takes */
+		dst_release(dst);
+		sroce_train_purge(t);
+		sroce_train_count(sdev, 0, 0, n);
+		return -EHOSTUNREACH;
+	}
 	if (how != SROCE_XMIT_WIRE) {
 		dst_release(dst);
 		return sroce_train_send_local(sdev, av, sport, t, how);

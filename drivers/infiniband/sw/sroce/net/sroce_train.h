@@ -30,6 +30,9 @@ struct sroce_dev;
  * @n: how many
  * @bytes: their lengths (BTH to ICRC) added up
  * @max: packets it may hold: 1 when multi-packet transmit is off
+ * @local_only: it holds a packet that spans several PSNs, which only a
+ *	device of this host may receive (sroce_xmit_may_span()): when its
+ *	route no longer ends here without an ICRC, the train is dropped
  */
 struct sroce_train {
 	struct sk_buff *head;
@@ -37,6 +40,7 @@ struct sroce_train {
 	unsigned int n;
 	unsigned int bytes;
 	unsigned int max;
+	bool local_only;
 };
 
 void sroce_train_init(struct sroce_train *t);

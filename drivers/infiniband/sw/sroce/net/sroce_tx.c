@@ -111,6 +111,26 @@ bool sroce_tx_lends(u32 paylen, bool local)
 }
 
 /**
+ * sroce_tx_span_max() - PSNs a packet of a connected QP may span
+ * @mtu: the path MTU in bytes
+ * @local: the QP's route ends at this host (sroce_route_local())
+ *
+ * A packet for a device of this host may carry the payload of several
+ * consecutive packets of a message (sroce_xmit_may_span()), as many path
+ * MTUs as SROCE_TX_SPAN_BYTES holds, and is always built of lent pages:
+ * so none while lending is off.
+ *
+ * Context: any.
+ * Return: the PSNs, at least 1.
+ */
+u32 sroce_tx_span_max(u32 mtu, bool local)
+{
+	if (!sroce_xmit_may_span(local) || !READ_ONCE(sroce_tx_lend_on))
+		return 1;
+	return max(SROCE_TX_SPAN_BYTES / mtu, 1U);
+}
+
+/**
  * sroce_tx_lend() - give a packet a payload of lent pages
  * @skb: from sroce_tx_alloc() with no payload
  * @frags: the payload, as sroce_lend_data() found it; each page reference

@@ -9,6 +9,7 @@
 #ifndef SROCE_TX_H
 #define SROCE_TX_H
 
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
@@ -42,6 +43,14 @@ struct sroce_mr_frag;
 #define SROCE_TX_LEND_LOCAL_MIN	1024
 
 /*
+ * Payload of a packet that spans several PSNs (sroce_tx_span_max()): a
+ * range this long lies in at most SROCE_TX_LEND_FRAGS pages however it
+ * is aligned, and the packet fits a train (SROCE_TRAIN_MAX_BYTES) with
+ * its headers.
+ */
+#define SROCE_TX_SPAN_BYTES	((SROCE_TX_LEND_FRAGS - 1) * SZ_4K)
+
+/*
  * Jiffies a QP engine waits before it sends a packet again that a full
  * queue on the way out (the qdisc, or a veth peer's backlog) refused.
  */
@@ -53,6 +62,7 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 			       u8 opcode, u32 psn, u32 paylen, bool ackreq,
 			       bool se);
 bool sroce_tx_lends(u32 paylen, bool local);
+u32 sroce_tx_span_max(u32 mtu, bool local);
 int sroce_tx_lend(struct sk_buff *skb, const struct sroce_mr_frag *frags,
 		  unsigned int n, u32 paylen);
 void *sroce_tx_hdr(struct sk_buff *skb, enum sroce_hdr_id id);

@@ -55,6 +55,11 @@ module_param_named(force_wire, sroce_force_wire, bool, 0644);
 MODULE_PARM_DESC(force_wire,
 		 "Give packets for a sroce device of this host an ICRC and check it, as on the wire (default: off)");
 
+static bool sroce_local_span = true;
+module_param_named(local_span, sroce_local_span, bool, 0644);
+MODULE_PARM_DESC(local_span,
+		 "Let one packet for a sroce device of this host carry several path MTUs of an RC message (default: on)");
+
 static bool sroce_av_is_v6(const struct sroce_av *av)
 {
 	return av->network_type == RDMA_NETWORK_IPV6;
@@ -189,6 +194,27 @@ enum sroce_xmit_how sroce_xmit_how(const struct dst_entry *dst,
 enum sroce_xmit_how sroce_xmit_how_now(const struct dst_entry *dst)
 {
 	return sroce_xmit_how(dst, READ_ONCE(sroce_force_wire));
+}
+
+/**
+ * sroce_xmit_may_span() - may a packet carry several PSNs' payloads?
+ * @local: its route ends at this host (sroce_route_local())
+ *
+ * A packet handed to a device of this host without an ICRC never meets
+ * a netdev's MTU, and the receiving device knows it came from here
+ * (SROCE_PKT_LOCAL): it may carry several consecutive packets of a
+ * message at once, the cost of one packet for many. Not with force_wire,
+ * which wants every packet as the wire carries it, nor with the module
+ * parameter local_span off. The train that carries it is marked
+ * &sroce_train.local_only, and dropped if its route changed meanwhile.
+ *
+ * Context: any.
+ * Return: true if the requester may build spanning packets now.
+ */
+bool sroce_xmit_may_span(bool local)
+{
+	return local && READ_ONCE(sroce_local_span) &&
+	       !READ_ONCE(sroce_force_wire);
 }
 
 /* The netdev that owns the (local) destination address, referenced. */

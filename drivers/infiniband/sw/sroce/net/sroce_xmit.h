@@ -35,6 +35,7 @@ bool sroce_xmit_dst_local(const struct dst_entry *dst);
 enum sroce_xmit_how sroce_xmit_how(const struct dst_entry *dst,
 				   bool force_wire);
 enum sroce_xmit_how sroce_xmit_how_now(const struct dst_entry *dst);
+bool sroce_xmit_may_span(bool local);
 int sroce_xmit_local_list(const struct sroce_av *av, struct sk_buff *list,
 			  bool built_here);
 int sroce_xmit_local(const struct sroce_av *av, struct sk_buff *skb,

@@ -102,28 +102,27 @@ void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t)
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->sdev->res.mw), 0);
 }
 
-/**
- * sroce_test_mr_create() - a fast-reg MR over separately allocated pages
- * @test: the running test
- * @pd: its PD
- * @m: the MR; its pages are filled with SROCE_TEST_SENTINEL
- * @size: bytes, at most SROCE_TEST_MR_PAGES pages
- * @access: IB_ACCESS_* of the registration
- *
- * The pages are not contiguous, so an access that crosses one of their
- * boundaries crosses a real page boundary.
- */
-void sroce_test_mr_create(struct kunit *test, struct ib_pd *pd,
-			  struct sroce_test_mr *m, u32 size, int access)
+/* The pages of @m (kmalloc() memory if @m->slab) under a fast-reg MR. */
+static void sroce_test_mr_register(struct kunit *test, struct ib_pd *pd,
+				   struct sroce_test_mr *m, u32 size,
+				   int access)
 {
 	struct scatterlist sg[SROCE_TEST_MR_PAGES];
 	unsigned int i;
+	void *va;
 
 	m->npages = DIV_ROUND_UP(size, PAGE_SIZE);
 	KUNIT_ASSERT_LE(test, m->npages, SROCE_TEST_MR_PAGES);
 	sg_init_table(sg, m->npages);
 	for (i = 0; i < m->npages; i++) {
-		m->page[i] = alloc_page(GFP_KERNEL);
+		if (m->slab) {
+			/* a power of two: kmalloc() aligns it to its size */
+			va = kmalloc(PAGE_SIZE, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, va);
+			m->page[i] = virt_to_page(va);
+		} else {
+			m->page[i] = alloc_page(GFP_KERNEL);
+		}
 		KUNIT_ASSERT_NOT_NULL(test, m->page[i]);
 		memset(page_address(m->page[i]), SROCE_TEST_SENTINEL,
 		       PAGE_SIZE);
@@ -141,6 +140,42 @@ void sroce_test_mr_create(struct kunit *test, struct ib_pd *pd,
 }
 
 /**
+ * sroce_test_mr_create() - a fast-reg MR over separately allocated pages
+ * @test: the running test
+ * @pd: its PD
+ * @m: the MR; its pages are filled with SROCE_TEST_SENTINEL
+ * @size: bytes, at most SROCE_TEST_MR_PAGES pages
+ * @access: IB_ACCESS_* of the registration
+ *
+ * The pages are not contiguous, so an access that crosses one of their
+ * boundaries crosses a real page boundary.
+ */
+void sroce_test_mr_create(struct kunit *test, struct ib_pd *pd,
+			  struct sroce_test_mr *m, u32 size, int access)
+{
+	m->slab = false;
+	sroce_test_mr_register(test, pd, m, size, access);
+}
+
+/**
+ * sroce_test_mr_create_slab() - sroce_test_mr_create() over kmalloc() memory
+ * @test: the running test
+ * @pd: its PD
+ * @m: the MR; its pages are filled with SROCE_TEST_SENTINEL
+ * @size: bytes, at most SROCE_TEST_MR_PAGES pages
+ * @access: IB_ACCESS_* of the registration
+ *
+ * Memory a page reference does not govern, as a kernel ULP may register:
+ * a payload from it is never lent to a packet.
+ */
+void sroce_test_mr_create_slab(struct kunit *test, struct ib_pd *pd,
+			       struct sroce_test_mr *m, u32 size, int access)
+{
+	m->slab = true;
+	sroce_test_mr_register(test, pd, m, size, access);
+}
+
+/**
  * sroce_test_mr_destroy() - deregister the MR and free its pages
  * @test: the running test
  * @m: the MR
@@ -150,8 +185,12 @@ void sroce_test_mr_destroy(struct kunit *test, struct sroce_test_mr *m)
 	unsigned int i;
 
 	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(m->ibmr, NULL), 0);
-	for (i = 0; i < m->npages; i++)
-		__free_page(m->page[i]);
+	for (i = 0; i < m->npages; i++) {
+		if (m->slab)
+			kfree(page_address(m->page[i]));
+		else
+			__free_page(m->page[i]);
+	}
 }
 
 static int sroce_test_stats_init(struct kunit_resource *res, void *context)

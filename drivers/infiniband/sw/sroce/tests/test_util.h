@@ -45,11 +45,14 @@ struct sroce_test_dev {
  * @ibmr: the MR, registered
  * @page: its pages
  * @npages: how many
+ * @slab: they are kmalloc() memory, which may not be lent to a packet
+ *	(sendpage_ok() refuses slab pages): payloads from it are copied
  */
 struct sroce_test_mr {
 	struct ib_mr *ibmr;
 	struct page *page[SROCE_TEST_MR_PAGES];
 	unsigned int npages;
+	bool slab;
 };
 
 int sroce_test_engines_init(struct kunit_suite *suite);
@@ -58,6 +61,8 @@ void sroce_test_dev_init(struct kunit *test, struct sroce_test_dev *t);
 void sroce_test_dev_check_empty(struct kunit *test, struct sroce_test_dev *t);
 void sroce_test_mr_create(struct kunit *test, struct ib_pd *pd,
 			  struct sroce_test_mr *m, u32 size, int access);
+void sroce_test_mr_create_slab(struct kunit *test, struct ib_pd *pd,
+			       struct sroce_test_mr *m, u32 size, int access);
 void sroce_test_mr_destroy(struct kunit *test, struct sroce_test_mr *m);
 void sroce_test_dev_init_stats(struct kunit *test, struct sroce_test_dev *t);
 struct sroce_qp *sroce_test_resp_qp(struct kunit *test,

@@ -522,19 +522,6 @@ static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	}
 }
 
-/* Does a READ response carry what the one at comp->rd_psn must? */
-static bool sroce_comp_read_fits(struct sroce_qp *qp,
-				 const struct sroce_send_ctx *ctx,
-				 const struct sroce_pkt *pkt)
-{
-	bool last = pkt->psn == ctx->last_psn;
-	bool ends = pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
-		    pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
-
-	return ends == last &&
-	       pkt->paylen == (last ? qp->comp.cur.resid : ctx->mtu);
-}
-
 /* A READ response packet, or an atomic ACK. */
 static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p,
 			    struct sk_buff *skb, const struct sroce_pkt *pkt)
@@ -545,9 +532,9 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 	struct sroce_send_ctx *ctx;
 	const struct rxe_sge *sges;
 	struct sroce_rsp_expect e;
+	u32 idx, span = 1;
 	u64 orig;
 	int err;
-	u32 idx;
 
 	ctx = sroce_comp_retire(qp, p, pkt->psn, false, &idx);
 	if (!ctx || !sroce_wr_is_rd_atomic(ctx->wqe.opcode)) {
@@ -575,7 +562,8 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 				      ctx->wqe.num_sge, &comp->cur, &orig,
 				      sizeof(orig), SROCE_COPY_TO_MR);
 	} else {
-		if (!sroce_comp_read_fits(qp, ctx, pkt))
+		span = sroce_comp_read_span(&e, pkt, comp->cur.resid, ctx->mtu);
+		if (!span)
 			return;	/* malformed: the retry timer recovers */
 		err = sroce_copy_skb(sdev, qp->ibqp.pd, &comp->kc, sges,
 				     ctx->wqe.num_sge, &comp->cur, skb,
@@ -586,8 +574,8 @@ static void sroce_comp_data(struct sroce_qp *qp, const struct sroce_qp_params *p
 				IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR);
 		return;
 	}
-	comp->rd_psn = sroce_psn_next(pkt->psn);
-	if (pkt->psn == ctx->last_psn)
+	comp->rd_psn = sroce_psn_add(pkt->psn, span);
+	if (sroce_psn_add(pkt->psn, span - 1) == ctx->last_psn)
 		sroce_comp_done(qp, p, idx, IB_WC_SUCCESS);
 	else
 		sroce_comp_progress(qp, p, true);

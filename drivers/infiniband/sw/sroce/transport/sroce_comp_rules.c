@@ -12,6 +12,7 @@
 
 #include "transport/sroce_comp_rules.h"
 #include "wire/sroce_hdr.h"
+#include "wire/sroce_pkt.h"
 #include "wire/sroce_psn.h"
 
 /* IBA vol 1, table 45 (9.7.5.2.8): the RNR NAK timer field, in us. */
@@ -127,4 +128,40 @@ enum ib_wc_status sroce_comp_nak_status(u8 code)
 	default:
 		return IB_WC_REM_OP_ERR;
 	}
+}
+
+/**
+ * sroce_comp_read_span() - does a READ response carry what it must?
+ * @e: the READ it answers; its response at @e->next_psn is expected
+ * @pkt: the response packet, at @e->next_psn
+ * @resid: bytes of the READ not yet received
+ * @mtu: path MTU in bytes
+ *
+ * A response packet carries one path MTU, but the READ's last, which
+ * carries the rest; its opcode ends the response exactly when its PSN is
+ * the READ's last. A response a device of this host handed over
+ * (SROCE_PKT_LOCAL) may span several PSNs, one path MTU each, and is
+ * judged by its last.
+ *
+ * Context: any.
+ * Return: the PSNs the packet covers, or 0 when it is malformed.
+ */
+u32 sroce_comp_read_span(const struct sroce_rsp_expect *e,
+			 const struct sroce_pkt *pkt, u32 resid, u32 mtu)
+{
+	bool ends = pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
+		    pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+	u32 span = 1, end;
+	bool last;
+
+	if ((pkt->flags & SROCE_PKT_LOCAL) && pkt->paylen > mtu)
+		span = DIV_ROUND_UP(pkt->paylen, mtu);
+	end = sroce_psn_add(pkt->psn, span - 1);
+	if (sroce_psn_diff(end, e->next_psn) > sroce_psn_diff(e->last_psn,
+							      e->next_psn))
+		return 0;	/* past the READ's last PSN */
+	last = end == e->last_psn;
+	if (ends != last || pkt->paylen != (last ? resid : span * mtu))
+		return 0;
+	return span;
 }

@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+struct sroce_pkt;
+
 /**
  * enum sroce_rsp_kind - what a packet for the completer is
  * @SROCE_RSP_ACK: an ACKNOWLEDGE (ACK or NAK)
@@ -58,5 +60,7 @@ bool sroce_comp_ack_covers(u32 ack_psn, u32 last_psn);
 enum ib_wc_status sroce_comp_nak_status(u8 code);
 enum sroce_rsp_verdict sroce_comp_judge(const struct sroce_rsp_expect *e,
 					enum sroce_rsp_kind kind, u32 psn);
+u32 sroce_comp_read_span(const struct sroce_rsp_expect *e,
+			 const struct sroce_pkt *pkt, u32 resid, u32 mtu);
 
 #endif /* SROCE_COMP_RULES_H */

@@ -370,6 +370,7 @@ int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb,
 		return -EINVAL;
 	}
 	if (built_here) {
+		pkt->flags |= SROCE_PKT_LOCAL;
 		sroce_rcv_count(sdev, skb);
 		sroce_rcv(sdev, skb);
 		return 0;

@@ -43,6 +43,7 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
 #include "net/sroce_train.h"
+#include "net/sroce_route.h"
 #include "net/sroce_tx.h"
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
@@ -153,6 +154,7 @@ bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,
 	memset(pkt, 0, sizeof(*pkt));
 	if (index >= n)
 		return false;
+	pkt->npsn = 1;
 	pkt->offset = index * mtu;
 	pkt->first = !index;
 	switch (wr_opcode) {
@@ -176,6 +178,39 @@ bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,
 	if (pkt->first && sroce_wr_is_write(wr_opcode))
 		pkt->dmalen = length;
 	return true;
+}
+
+/**
+ * sroce_req_pkt_span() - let a SEND or WRITE packet span several PSNs
+ * @wr_opcode: enum ib_wr_opcode of a wire operation
+ * @length: message bytes
+ * @mtu: path MTU in bytes
+ * @max: PSNs the packet may use
+ * @pkt: the shape sroce_req_pkt_shape() gave for @wr_opcode, @length and
+ *	@mtu; widened in place
+ *
+ * The packet carries the payload of up to @max consecutive packets of
+ * its message, starting where it did: one path MTU for each but the
+ * message's last, and its opcode is that of a packet that starts the
+ * first of them and ends the last (FIRST, MIDDLE, LAST or ONLY), so its
+ * headers are those the wire knows. Only a device of this host receives
+ * such a packet (sroce_xmit_may_span()). READ requests and atomics are
+ * left as they are.
+ *
+ * Context: any.
+ */
+void sroce_req_pkt_span(u32 wr_opcode, u32 length, u32 mtu, u32 max,
+			struct sroce_req_pkt *pkt)
+{
+	u32 left = length - pkt->offset;
+	u32 n = min(max, DIV_ROUND_UP(left, mtu));
+
+	if (sroce_wr_is_rd_atomic(wr_opcode) || n < 2)
+		return;
+	pkt->npsn = n;
+	pkt->paylen = min(left, n * mtu);
+	pkt->last = pkt->paylen == left;
+	pkt->opcode = sroce_req_data_opcode(wr_opcode, pkt->first, pkt->last);
 }
 
 /**
@@ -518,42 +553,81 @@ struct sroce_req_mark {
 };
 
 /*
+ * The shape of packet @index of @ctx. An RC packet whose payload is not
+ * inline spans as many PSNs as sroce_tx_span_max() allows (more than one
+ * only while the QP's route ends at this host).
+ */
+static bool sroce_req_shape(struct sroce_qp *qp,
+			    const struct sroce_send_ctx *ctx, u32 index,
+			    struct sroce_req_pkt *pkt)
+{
+	if (!sroce_req_pkt_shape(ctx->wqe.opcode, ctx->wqe.length, ctx->mtu,
+				 index, pkt))
+		return false;
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    !(ctx->wqe.send_flags & IB_SEND_INLINE))
+		sroce_req_pkt_span(ctx->wqe.opcode, ctx->wqe.length, ctx->mtu,
+				   sroce_tx_span_max(ctx->mtu,
+						     sroce_route_local(&qp->route)),
+				   pkt);
+	return true;
+}
+
+/* The BTH of packet req->npkt of @ctx, shaped @pkt. */
+static void sroce_req_bth(struct sroce_qp *qp, const struct sroce_send_ctx *ctx,
+			  const struct sroce_req_pkt *pkt,
+			  struct sroce_req_hdr *h)
+{
+	struct sroce_req *req = &qp->req;
+
+	h->opcode = sroce_opcode_on_transport(pkt->opcode,
+					      sroce_qp_transport(qp));
+	h->psn = sroce_psn_add(ctx->first_psn, req->npkt);
+	h->se = pkt->last && (ctx->wqe.send_flags & IB_SEND_SOLICITED);
+	/* UC has no acknowledgements: no AckReq (IBA 9.2.3) */
+	h->ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
+		    (sroce_req_want_ackreq(pkt->last, req->since_ackreq +
+					   pkt->npsn - 1) ||
+		     sroce_wr_is_rd_atomic(ctx->wqe.opcode));
+}
+
+/*
  * Build packet req->npkt of the WQE in progress, shaped @pkt, and count
- * it as sent. Return: the packet; NULL when memory is short; an ERR_PTR
- * when its payload could not be gathered (a bad local key).
+ * it as sent. A spanning packet whose pages cannot be lent is narrowed to
+ * one PSN (@pkt says so afterwards). Return: the packet; NULL when memory
+ * is short; an ERR_PTR when its payload could not be gathered (a bad
+ * local key).
  */
 static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 				       const struct sroce_qp_params *p,
 				       struct sroce_send_ctx *ctx,
-				       const struct sroce_req_pkt *pkt)
+				       struct sroce_req_pkt *pkt)
 {
 	struct sroce_req *req = &qp->req;
-	u32 psn = sroce_psn_add(ctx->first_psn, req->npkt);
-	struct sroce_req_hdr h = {
-		.opcode = sroce_opcode_on_transport(pkt->opcode,
-						   sroce_qp_transport(qp)),
-		.psn = psn,
-		.se = pkt->last && (ctx->wqe.send_flags & IB_SEND_SOLICITED),
-	};
+	struct sroce_req_hdr h;
 	struct sk_buff *skb;
-	bool ackreq;
 
-	/* UC has no acknowledgements: no AckReq (IBA 9.2.3) */
-	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
-		 (sroce_req_want_ackreq(pkt->last, req->since_ackreq) ||
-		  sroce_wr_is_rd_atomic(ctx->wqe.opcode));
-	h.ackreq = ackreq;
+	sroce_req_bth(qp, ctx, pkt, &h);
 	skb = sroce_req_pkt_alloc(qp, p, ctx, pkt, &h);
+	if (skb == ERR_PTR(-EMSGSIZE)) {
+		sroce_req_pkt_shape(ctx->wqe.opcode, ctx->wqe.length, ctx->mtu,
+				    req->npkt, pkt);
+		sroce_req_bth(qp, ctx, pkt, &h);
+		skb = sroce_req_pkt_alloc(qp, p, ctx, pkt, &h);
+	}
 	if (IS_ERR_OR_NULL(skb))
 		return skb;
+	if (pkt->npsn > 1)
+		sroce_stats_inc(to_sroce_dev(qp->ibqp.device),
+				SROCE_CNT_SENT_SPAN);
 	sroce_req_fill_hdrs(skb, &ctx->wqe, pkt);
 
 	/* before it leaves: its answer may come back before the send returns */
 	sroce_req_note_sent(req, pkt->last ? sroce_psn_next(ctx->last_psn) :
-			    sroce_psn_next(psn));
-	req->since_ackreq = ackreq ? 0 : req->since_ackreq + 1;
+			    sroce_psn_add(h.psn, pkt->npsn));
+	req->since_ackreq = h.ackreq ? 0 : req->since_ackreq + pkt->npsn;
 	req->npkt = pkt->last ? sroce_psn_diff(ctx->last_psn, ctx->first_psn) + 1 :
-				req->npkt + 1;
+				req->npkt + pkt->npsn;
 	return skb;
 }
 
@@ -585,12 +659,13 @@ static int sroce_req_fill_train(struct sroce_qp *qp,
 		if (!skb)
 			return -ENOMEM;
 		sroce_train_add(t, skb);
+		if (pkt->npsn > 1)
+			t->local_only = true;
 		if (pkt->last)
 			return 1;
 		/* the completer may retire the WQE on an ACK of a first copy */
 		if (!sroce_req_cur_in_flight(qp) ||
-		    !sroce_req_pkt_shape(ctx->wqe.opcode, ctx->wqe.length,
-					 ctx->mtu, req->npkt, pkt))
+		    !sroce_req_shape(qp, ctx, req->npkt, pkt))
 			return 0;
 		opcode = sroce_opcode_on_transport(pkt->opcode,
 						   sroce_qp_transport(qp));
@@ -651,8 +726,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 		return sroce_req_ud_send(qp, p);
 	/* The completer may have retired it on an ACK of the first copy. */
 	if (!sroce_req_cur_in_flight(qp) ||
-	    !sroce_req_pkt_shape(ctx->wqe.opcode, ctx->wqe.length, ctx->mtu,
-				 req->npkt, &pkt)) {
+	    !sroce_req_shape(qp, ctx, req->npkt, &pkt)) {
 		sroce_req_end_msg(req);
 		return 1;
 	}

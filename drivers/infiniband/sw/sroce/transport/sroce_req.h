@@ -122,6 +122,15 @@ struct sroce_req {
 #define SROCE_REQ_WINDOW	128
 
 /*
+ * The same while the QP's route ends at this host: no netdev queue lies
+ * in front of the ACKs, and the packets wait in the responder's queue,
+ * which holds SROCE_RESP_BACKLOG, twice as many. At 128 PSNs a QP whose
+ * packets span PSNs had two 64 KiB messages in flight at path MTU 1024,
+ * and both CPUs waited on each other's wakeups.
+ */
+#define SROCE_REQ_WINDOW_LOCAL	2048
+
+/*
  * READ response packets a QP may have asked for past the oldest
  * unacknowledged PSN. A responder sends a READ's responses as fast as it
  * can make them, so 128 outstanding READs of 64 KiB at path MTU 1024 put
@@ -143,6 +152,8 @@ struct sroce_req {
  * @paylen: payload bytes the packet carries
  * @dmalen: RETH DMA length: the whole message for the first packet of
  *	a WRITE, the bytes still wanted for a READ request; else 0
+ * @npsn: PSNs it uses: 1, or more for a packet that spans several
+ *	(sroce_req_pkt_span())
  * @first: the packet starts the message (it carries the RETH of a WRITE)
  * @last: the packet ends the message (immediate, invalidate, SE)
  */
@@ -151,6 +162,7 @@ struct sroce_req_pkt {
 	u32 offset;
 	u32 paylen;
 	u32 dmalen;
+	u32 npsn;
 	bool first;
 	bool last;
 };
@@ -170,6 +182,8 @@ bool sroce_wr_is_rd_atomic(u32 wr_opcode);
 u32 sroce_req_npkts(u32 wr_opcode, u32 length, u32 mtu);
 bool sroce_req_pkt_shape(u32 wr_opcode, u32 length, u32 mtu, u32 index,
 			 struct sroce_req_pkt *pkt);
+void sroce_req_pkt_span(u32 wr_opcode, u32 length, u32 mtu, u32 max,
+			struct sroce_req_pkt *pkt);
 bool sroce_req_want_ackreq(bool last, u32 since_ackreq);
 u32 sroce_req_resume_psn(u32 una, u32 first_psn, u32 last_psn);
 

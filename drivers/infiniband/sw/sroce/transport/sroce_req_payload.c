@@ -116,10 +116,14 @@ restore_cursor:
  * The payload is lent or copied (see the top of this file); the cursor
  * moves past it. The extension headers are left to the caller.
  *
+ * A packet that spans PSNs (@pkt->npsn > 1) is only ever lent: one
+ * whose pages may not be lent, or lie in too many pieces, is not built.
+ *
  * Context: the requester's task.
  * Return: the packet; NULL when memory is short (the cursor has not
  * moved); ERR_PTR(-EINVAL) when the payload could not be gathered (a bad
- * local key).
+ * local key); ERR_PTR(-EMSGSIZE) for a spanning packet that could not be
+ * lent (the cursor has not moved).
  */
 struct sk_buff *sroce_req_pkt_alloc(struct sroce_qp *qp,
 				    const struct sroce_qp_params *p,
@@ -129,6 +133,12 @@ struct sk_buff *sroce_req_pkt_alloc(struct sroce_qp *qp,
 {
 	struct sk_buff *skb;
 
+	if (pkt->npsn > 1) {
+		skb = sroce_req_alloc_lent(qp, p, ctx, pkt, h);
+		if (!skb)
+			return ERR_PTR(-EMSGSIZE);
+		return IS_ERR(skb) ? NULL : skb;
+	}
 	if (sroce_tx_lends(pkt->paylen, sroce_route_local(&qp->route)) &&
 	    !(ctx->wqe.send_flags & IB_SEND_INLINE)) {
 		skb = sroce_req_alloc_lent(qp, p, ctx, pkt, h);

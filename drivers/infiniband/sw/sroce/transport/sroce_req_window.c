@@ -2,7 +2,8 @@
 /*
  * sroce requester: the send window of an RC QP.
  *
- * The requester sends no packet more than SROCE_REQ_WINDOW PSNs past the
+ * The requester sends no packet more than SROCE_REQ_WINDOW PSNs
+ * (SROCE_REQ_WINDOW_LOCAL when the QP's route ends at this host) past the
  * oldest one not yet acknowledged, and no READ whose responses would end
  * SROCE_READ_WINDOW past it. It waits with SROCE_REQ_WINDOW_WAIT set,
  * and the completer kicks it when the oldest unacknowledged PSN moves.
@@ -16,11 +17,15 @@
 #include <linux/moduleparam.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/sroce_param.h"
 #include "core/sroce_task.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_req.h"
 #include "transport/sroce_req_window.h"
 #include "wire/sroce_psn.h"
+
+/* a QP alone never fills the responder's queue, even one PSN a packet */
+static_assert(2 * SROCE_REQ_WINDOW_LOCAL <= SROCE_RESP_BACKLOG);
 
 /**
  * sroce_req_read_may_go() - may a READ request be sent now?
@@ -44,9 +49,10 @@ bool sroce_req_read_may_go(u32 una, u32 first_psn, u32 last_psn)
 /*
  * Is the packet at @psn of @ctx outside the send window? A READ request
  * is as sroce_req_read_may_go() says. Other packets are if they lie
- * SROCE_REQ_WINDOW past the oldest unacknowledged PSN, but only while no
- * READ or atomic is outstanding: their PSN ranges are acknowledged by
- * responses, and that window over them would serialise large READs.
+ * SROCE_REQ_WINDOW (or _LOCAL) past the oldest unacknowledged PSN, but
+ * only while no READ or atomic is outstanding: their PSN ranges are
+ * acknowledged by responses, and that window over them would serialise
+ * large READs.
  */
 static bool sroce_req_window_full(struct sroce_qp *qp,
 				  const struct sroce_send_ctx *ctx, u32 psn)
@@ -57,7 +63,9 @@ static bool sroce_req_window_full(struct sroce_qp *qp,
 		return !sroce_req_read_may_go(una, ctx->first_psn,
 					      ctx->last_psn);
 	return !qp->req.rd_atomic &&
-	       sroce_psn_diff(psn, una) >= SROCE_REQ_WINDOW;
+	       sroce_psn_diff(psn, una) >= (sroce_route_local(&qp->route) ?
+					    SROCE_REQ_WINDOW_LOCAL :
+					    SROCE_REQ_WINDOW);
 }
 
 /**

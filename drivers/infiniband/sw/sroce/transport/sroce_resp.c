@@ -27,7 +27,9 @@
  * invalid request NAK, see sroce_resp_res.c for when resources retire);
  * READ responses are sroce_resp_read.c's. An ACK goes out for every
  * packet that asks for one; the others are counted as deferred
- * (ack_deferred).
+ * (ack_deferred). A SEND or WRITE packet handed over by this host's own
+ * transmit path may span several PSNs (sroce_resp_span()): it is checked,
+ * executed and acknowledged as one packet that uses them all.
  *
  * Receive completions are posted with no queue lock held, so that a
  * completion handler may post receives to the same QP. When the QP goes
@@ -260,17 +262,46 @@ static void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 		sroce_resp_post_wc(qp, &wc, false);
 }
 
+/**
+ * sroce_resp_span() - the PSNs a SEND or WRITE packet stands for
+ * @qp: the QP
+ * @p: its parameters
+ * @pkt: the packet
+ *
+ * One, but for an RC packet this host's transmit path handed over
+ * without a wire between (SROCE_PKT_LOCAL): such a packet may carry the
+ * payload of several consecutive packets of its message at once, one
+ * path MTU per PSN, the last one short if it ends the message. Its
+ * headers are those of a packet that starts the first of them and ends
+ * the last, so it is executed as one packet that uses that many PSNs.
+ * A packet from the wire spans one PSN whatever its length.
+ *
+ * Context: any.
+ * Return: the PSNs, at least 1.
+ */
+u32 sroce_resp_span(const struct sroce_qp *qp, const struct sroce_qp_params *p,
+		    const struct sroce_pkt *pkt)
+{
+	if (!(pkt->flags & SROCE_PKT_LOCAL) || qp->ibqp.qp_type != IB_QPT_RC ||
+	    !pkt->paylen)
+		return 1;
+	return DIV_ROUND_UP(pkt->paylen, ib_mtu_enum_to_int(p->path_mtu));
+}
+
 /*
  * Every packet of a SEND or WRITE carries the path MTU, but a message's
- * last, which carries at most that.
+ * last, which carries at most that; a packet spanning PSNs carries as
+ * much for each of them.
  */
-static bool sroce_resp_pmtu_ok(const struct sroce_qp_params *p,
+static bool sroce_resp_pmtu_ok(const struct sroce_qp *qp,
+			       const struct sroce_qp_params *p,
 			       const struct sroce_pkt *pkt)
 {
-	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
+	u32 room = ib_mtu_enum_to_int(p->path_mtu) *
+		   sroce_resp_span(qp, p, pkt);
 
-	return sroce_opcode_ends_msg(pkt->info) ? pkt->paylen <= mtu :
-						  pkt->paylen == mtu;
+	return sroce_opcode_ends_msg(pkt->info) ? pkt->paylen <= room :
+						  pkt->paylen == room;
 }
 
 /**
@@ -299,7 +330,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	struct sroce_resp *resp = &qp->resp;
 	int err;
 
-	if (!sroce_resp_pmtu_ok(p, pkt))
+	if (!sroce_resp_pmtu_ok(qp, p, pkt))
 		return qp->ibqp.qp_type == IB_QPT_UC ? SROCE_RESP_DROP :
 						       SROCE_RESP_NAK_INVALID;
 	err = sroce_resp_take_rwqe(qp);
@@ -415,7 +446,7 @@ sroce_resp_write_check(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	int err;
 
 	if (pkt->paylen > resp->resid || (last && pkt->paylen != resp->resid) ||
-	    !sroce_resp_pmtu_ok(p, pkt))
+	    !sroce_resp_pmtu_ok(qp, p, pkt))
 		return SROCE_RESP_NAK_INVALID;
 	/* The immediate needs a receive WQE before any byte is placed. */
 	if (last && sroce_opcode_has_imm(pkt->info)) {
@@ -599,6 +630,8 @@ sroce_resp_execute(struct sroce_qp *qp, const struct sroce_qp_params *p,
 	*npkts = 1;
 	if (!sroce_opcode_may_follow(qp->resp.prev, pkt->info))
 		return SROCE_RESP_NAK_INVALID;
+	if (kind & (SROCE_OPF_SEND | SROCE_OPF_WRITE))
+		*npkts = sroce_resp_span(qp, p, pkt);
 	if (kind & SROCE_OPF_SEND)
 		return sroce_resp_send(qp, p, skb, pkt);
 	if (kind & SROCE_OPF_WRITE)
@@ -640,9 +673,11 @@ static void sroce_resp_executed(struct sroce_qp *qp,
 		sroce_key_cache_flush(&resp->kc);
 	if (kind & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
 		return;		/* the response acknowledges it */
+	/* of the last PSN a spanning packet used: it covers them all */
 	if (pkt->flags & SROCE_PKT_ACKREQ)
 		sroce_resp_send_ack(qp, p, SROCE_AETH_ACK,
-				    SROCE_AETH_CREDITS_INVALID, pkt->psn);
+				    SROCE_AETH_CREDITS_INVALID,
+				    sroce_psn_add(pkt->psn, npkts - 1));
 	else
 		sroce_stats_inc(sdev, SROCE_CNT_ACK_DEFERRED);
 }

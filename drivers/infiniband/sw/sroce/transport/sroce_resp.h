@@ -135,6 +135,8 @@ int sroce_resp_take_rwqe(struct sroce_qp *qp);
 bool sroce_resp_release_rwqe(struct sroce_qp *qp);
 void sroce_resp_post_wc(struct sroce_qp *qp, const struct ib_wc *wc,
 			bool solicited);
+u32 sroce_resp_span(const struct sroce_qp *qp, const struct sroce_qp_params *p,
+		    const struct sroce_pkt *pkt);
 enum sroce_resp_result
 sroce_resp_send(struct sroce_qp *qp, const struct sroce_qp_params *p,
 		struct sk_buff *skb, const struct sroce_pkt *pkt);

@@ -49,23 +49,27 @@
 /*
  * Build one READ response packet: @n bytes from @mr at @va (no MR when
  * 0), lent when sroce_tx_lends() says so and the MR's pages may be (see
- * sroce_mr_lend()), copied otherwise. Return: the packet, or an ERR_PTR
- * (-ENOMEM, or -EFAULT when the MR could not be read).
+ * sroce_mr_lend()), copied otherwise; a packet that spans PSNs (@span)
+ * is only ever lent. Return: the packet, or an ERR_PTR (-ENOMEM;
+ * -EFAULT when the MR could not be read; -EMSGSIZE for a spanning packet
+ * that could not be lent).
  */
 static struct sk_buff *sroce_resp_read_pkt(struct sroce_qp *qp,
 					   const struct sroce_qp_params *p,
 					   struct sroce_mr *mr, u64 va, u32 n,
-					   u8 opcode, u32 psn)
+					   u8 opcode, u32 psn, bool span)
 {
 	struct sroce_mr_frag frags[SROCE_TX_LEND_FRAGS];
 	struct sroce_aeth *aeth;
 	struct sk_buff *skb;
 	int lent = 0;
 
-	if (sroce_tx_lends(n, sroce_route_local(&qp->route))) {
+	if (span || sroce_tx_lends(n, sroce_route_local(&qp->route))) {
 		lent = sroce_mr_lend(mr, va, n, frags, ARRAY_SIZE(frags));
 		if (lent < 0)
 			return ERR_PTR(-EFAULT);
+		if (span && !lent)
+			return ERR_PTR(-EMSGSIZE);
 	}
 	skb = sroce_qp_pkt_alloc(qp, p, opcode, psn, lent ? 0 : n, false,
 				 false);
@@ -94,6 +98,17 @@ static struct sk_buff *sroce_resp_read_pkt(struct sroce_qp *qp,
 	return skb;
 }
 
+/* Add a response packet of @k PSNs to @t. */
+static void sroce_resp_read_add(struct sroce_dev *sdev, struct sroce_train *t,
+				struct sk_buff *skb, u32 k)
+{
+	sroce_train_add(t, skb);
+	if (k > 1) {
+		t->local_only = true;
+		sroce_stats_inc(sdev, SROCE_CNT_SENT_SPAN);
+	}
+}
+
 static u8 sroce_read_resp_opcode(bool first, bool last)
 {
 	if (first)
@@ -101,6 +116,55 @@ static u8 sroce_read_resp_opcode(bool first, bool last)
 			      IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
 	return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 		      IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+/*
+ * Build the next packets of the READ response being served into @t, from
+ * @mr (NULL when nothing is left to read): at most SROCE_RESP_READ_BUDGET
+ * of them, each spanning as many PSNs as sroce_tx_span_max() allows.
+ * Return: 0, or -EFAULT when @mr could not be read.
+ */
+static int sroce_resp_read_fill(struct sroce_qp *qp,
+				const struct sroce_qp_params *p,
+				struct sroce_mr *mr, struct sroce_train *t)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ibqp.device);
+	struct sroce_resp_res *res = qp->resp.serving;
+	u32 mtu = ib_mtu_enum_to_int(p->path_mtu);
+	u32 off = sroce_resp_read_offset(0, res->next, mtu);
+	u32 left = res->read.len - min(off, res->read.len);
+	u32 budget = SROCE_RESP_READ_BUDGET, n, k, span = 1;
+	struct sk_buff *skb;
+	u8 opcode;
+
+	if (left)
+		span = sroce_tx_span_max(mtu, sroce_route_local(&qp->route));
+	while (budget && res->next != res->npkts) {
+		k = min(span, res->npkts - res->next);
+		n = min(left, k * mtu);
+		opcode = sroce_read_resp_opcode(res->next == res->start,
+						res->next + k == res->npkts);
+		if (sroce_train_full(t, sroce_tx_len(opcode, n)))
+			break;
+		skb = sroce_resp_read_pkt(qp, p, mr, res->read.va + off, n,
+					  opcode,
+					  sroce_psn_add(res->first_psn, res->next),
+					  k > 1);
+		if (PTR_ERR_OR_ZERO(skb) == -EMSGSIZE) {
+			span = 1;	/* not lent: one PSN a packet */
+			continue;
+		}
+		if (PTR_ERR_OR_ZERO(skb) == -EFAULT)
+			return -EFAULT;
+		budget--;
+		/* no memory: the packet is lost, for the requester to ask again */
+		if (!IS_ERR(skb))
+			sroce_resp_read_add(sdev, t, skb, k);
+		res->next += k;
+		off += n;
+		left -= n;
+	}
+	return 0;
 }
 
 /* Start serving @res's READ response at its response packet @start. */
@@ -118,7 +182,9 @@ static void sroce_resp_serve_start(struct sroce_resp *resp,
  * @qp: the QP; &sroce_resp.serving is set
  * @p: its parameters
  *
- * At most SROCE_RESP_READ_BUDGET packets, in one train. The R_Key is
+ * At most SROCE_RESP_READ_BUDGET packets, in one train; for a device of
+ * this host a packet may carry several response packets' payloads
+ * (sroce_tx_span_max(), read by sroce_comp_read_span()). The R_Key is
  * looked up again for what is left, so an MR invalidated or deregistered
  * meanwhile ends the response with a remote access error NAK. A train a full queue on the way out
  * refused is sent again after SROCE_TX_BACKOFF; one the network refused
@@ -139,13 +205,11 @@ unsigned int sroce_resp_serve(struct sroce_qp *qp,
 	struct sroce_resp_res *res = resp->serving;
 	u32 off = sroce_resp_read_offset(0, res->next, mtu);
 	u32 left = res->read.len - min(off, res->read.len);
-	u32 budget, n, mark, start = res->next;
+	u32 mark, start = res->next;
 	struct sroce_mr *mr = NULL;
 	struct sroce_train train;
 	unsigned int built;
-	struct sk_buff *skb;
 	int err = 0;
-	u8 opcode;
 
 	/*
 	 * Requests that arrived before this chunk arrived before the last
@@ -163,28 +227,8 @@ unsigned int sroce_resp_serve(struct sroce_qp *qp,
 			err = -EFAULT;
 	}
 	sroce_train_init(&train);
-	for (budget = SROCE_RESP_READ_BUDGET; !err && budget; budget--) {
-		if (res->next == res->npkts)
-			break;
-		n = sroce_pkt_payload(left, mtu);
-		opcode = sroce_read_resp_opcode(res->next == res->start,
-						res->next + 1 == res->npkts);
-		if (sroce_train_full(&train, sroce_tx_len(opcode, n)))
-			break;
-		skb = sroce_resp_read_pkt(qp, p, mr, res->read.va + off, n,
-					  opcode,
-					  sroce_psn_add(res->first_psn, res->next));
-		if (PTR_ERR_OR_ZERO(skb) == -EFAULT) {
-			err = -EFAULT;
-			break;
-		}
-		/* no memory: the packet is lost, for the requester to ask again */
-		if (!IS_ERR(skb))
-			sroce_train_add(&train, skb);
-		res->next++;
-		off += n;
-		left -= n;
-	}
+	if (!err)
+		err = sroce_resp_read_fill(qp, p, mr, &train);
 	built = max(1U, train.n);
 	if (train.n && sroce_qp_train_send(qp, p, &train) == -ENOBUFS &&
 	    !err) {

@@ -58,6 +58,11 @@ enum sroce_pkt_net {
 #define SROCE_PKT_BECN		BIT(4)	/* BECN */
 /* Not from the BTH: its ICRC is yet to be checked (sroce_rcv.c). */
 #define SROCE_PKT_ICRC_LATER	BIT(5)
+/*
+ * Not from the BTH: handed over by this host's transmit path, never on a
+ * wire; it may span several PSNs (transport/sroce_resp.c).
+ */
+#define SROCE_PKT_LOCAL		BIT(6)
 
 /**
  * struct sroce_pkt - a received packet, as sroce_pkt_parse() found it
