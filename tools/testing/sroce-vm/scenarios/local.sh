@@ -5,19 +5,23 @@
 # device, sroce1 (10.0.0.2 and fd00::2 on veth1), so that every packet's
 # route ends at this host and sroce hands it to the receiving QP itself,
 # with no IP stack and no ICRC.  The data-checked runs of the veth
-# scenarios, in two passes: "local" (as loaded) and "forced" (the
+# scenarios, in three passes: "local" (as loaded: an RC packet carries up
+# to 60 KiB of its message, several PSNs, see sroce_tx_span_max()),
+# "unspanned" (local_span=0: one path MTU a packet) and "forced" (the
 # force_wire parameter on: every packet carries an ICRC, filled and
-# checked, on the same hand-off):
+# checked, on the same hand-off, and spans no PSNs):
 #
 #   rc, uc and ud pingpong -c (the server checks every byte), IPv4 and
 #   IPv6; sroce_integrity SEND, WRITE and READ at path MTU 4096 (64 KiB
-#   messages) and SEND at 1024 (mixed sizes), atomics, UC WRITE and UD
-#   SEND, every byte checked; rping -V through rdma_cm; perftest
-#   ib_write_bw, ib_read_bw, ib_send_bw and ib_atomic_bw.
+#   messages in 4 SGEs) and SEND, WRITE and READ at 1024 (mixed sizes, 7
+#   SGEs), atomics, UC WRITE and UD SEND, every byte checked; rping -V
+#   through rdma_cm; perftest ib_write_bw, ib_read_bw, ib_send_bw and
+#   ib_atomic_bw.
 #
 # After each pass: none of it went through the IP stack (its UDP counted
-# no datagram received), and sroce1 counted no ICRC error and received every packet it
-# sent (rcvd_pkts rose by as much as sent_pkts).  One "ok N - name" /
+# no datagram received), sroce1 counted no ICRC error and received every
+# packet it sent (rcvd_pkts rose by as much as sent_pkts), and sent_span
+# (packets that spanned PSNs) rose in the local pass only.  One "ok N - name" /
 # "not ok N - name: why" line per run in local.txt.  The small volume
 # (sroce_small) moves a few MiB a run.
 #
@@ -107,13 +111,14 @@ udp_in() {
 
 # pass NAME: every run, then the checks of the pass.
 pass() {
-	local udp sent rcvd icrc d_sent d_rcvd d_icrc op fam kind ok
+	local udp sent rcvd icrc span d_sent d_rcvd d_icrc d_span op fam kind ok
 
 	PASS=$1
 	udp=$(udp_in)
 	sent=$(sroce_hw_counter sroce1 sent_pkts)
 	rcvd=$(sroce_hw_counter sroce1 rcvd_pkts)
 	icrc=$(sroce_hw_counter sroce1 icrc_err)
+	span=$(sroce_hw_counter sroce1 sent_span)
 
 	for kind in rc uc ud; do
 		for fam in 4 6; do
@@ -123,7 +128,9 @@ pass() {
 	for op in send write read; do
 		integ "$op-4096" -o "$op" -m 4096 -n "$BULK" -s 64K -e 4
 	done
-	integ send-1024-mixed -o send -m 1024 -n "$MIXED_VOL" -x -s 64K -e 7
+	for op in send write read; do
+		integ "$op-1024-mixed" -o "$op" -m 1024 -n "$MIXED_VOL" -x -s 64K -e 7
+	done
 	integ atomic-4096 -o atomic -m 4096 -c "$ATOMICS"
 	integ uc-write-4096 -u -o write -m 4096 -n "$MIXED_VOL" -s 64K -e 4 -L 0
 	integ ud-send-4096 -d -q 64 -S 16 -o send -m 4096 -n "$MIXED_VOL" -s 4096 -e 4 -L 0
@@ -145,6 +152,14 @@ pass() {
 	[ "$d_sent" -gt 0 ] && [ "$d_sent" = "$d_rcvd" ] && [ "$d_icrc" = 0 ] || ok=0
 	sroce_tap $((1 - ok)) "$PASS: sroce1 received all $d_sent packets it sent, no ICRC error" \
 		"sent $d_sent, received $d_rcvd, icrc_err $d_icrc"
+	d_span=$(($(sroce_hw_counter sroce1 sent_span) - span))
+	if [ "$PASS" = local ]; then
+		[ "$d_span" -gt 0 ] && ok=1 || ok=0
+	else
+		[ "$d_span" = 0 ] && ok=1 || ok=0
+	fi
+	sroce_tap $((1 - ok)) "$PASS: $d_span packets spanned PSNs" \
+		"sent_span rose by $d_span"
 	rdma statistic show link sroce1/1 || true
 }
 
@@ -167,7 +182,12 @@ if SROCE_PP_CLIENT=sroce0 sroce_pingpong rc control 120 4096 "$PP_ITERS" 4096 4 
 else
 	sroce_tap 1 "control: rc_pingpong across the veth" "UDP datagrams $udp -> $(udp_in)"
 fi
+[ "$(cat /sys/module/sroce/parameters/local_span)" = Y ] ||
+	sroce_fail "local_span is not on by default"
 pass local
+echo 0 >/sys/module/sroce/parameters/local_span
+pass unspanned
+echo 1 >/sys/module/sroce/parameters/local_span
 echo 1 >/sys/module/sroce/parameters/force_wire
 pass forced
 echo 0 >/sys/module/sroce/parameters/force_wire
