@@ -21,23 +21,26 @@
 # must be back at their baseline ("resources"): nothing left behind; on
 # the debug kernel run.sh's kmemleak scans then find no leak.
 #
-# Then, if rdma-core's ucmatose is there: CONNS rdma_cm connections to one
-# listener on 10.0.0.2 (both ends on sroce1), data on each, disconnected;
-# it must finish within its limit, and the counts come back again.
+# Then rdma_cm: sroce_cm_scale makes CM_CONNS connections to one listener
+# on 10.0.0.2 (both ends on sroce1), at most 64 attempts in flight, a SEND
+# checked on each, all disconnected; and, if rdma-core's ucmatose is
+# there, CONNS connections with data on each. Each must finish within its
+# limit, and the counts come back again after each.
 #
-#   volume  QPS      MRS       CONNS
-#   small   1,000    10,000    100      (make check, both kernels)
-#   full    10,000   100,000   10,000   (make check-full; 5,000 debug)
+#   volume  QPS      MRS       CM_CONNS  CONNS
+#   small   1,000    10,000    100       100      (make check, both kernels)
+#   full    10,000   100,000   10,000    10,000   (make check-full; 5,000 debug)
 #
-# overridden by sroce_scale.qps=, sroce_scale.mrs= and sroce_scale.conns=
-# on the kernel command line (run.sh --append). One "ok N - name" /
-# "not ok N - name: why" line per phase in scale.txt.
+# overridden by sroce_scale.qps=, sroce_scale.mrs=, sroce_scale.conns= and
+# sroce_scale.cm_conns= on the kernel command line (run.sh --append). One
+# "ok N - name" / "not ok N - name: why" line per phase in scale.txt.
 #
 # Measured (VM wall time): small volume 13 s stock since destroy_qp no
 # longer waits for an RCU grace period (54 s before, when destroying the
 # QPs was most of it). On the debug kernel the full volume's 10,000
 # ucmatose connections fail (RDMA_CM_EVENT_UNREACHABLE after 674 s;
-# 2,000 and 5,000 pass): see "Scale" in Documentation/infiniband/sroce.rst.
+# 2,000 and 5,000 pass), while sroce_cm_scale's paced 10,000 pass there
+# (connect 199 s, linear): see "Scale" in Documentation/infiniband/sroce.rst.
 #
 # sroce-vm: timeout 5400
 # sroce-vm: mem 4096
@@ -48,6 +51,7 @@ source "$SROCE_VM_LIB"
 
 export SROCE_SCENARIO=scale
 PROG=$SROCE_PROGS/sroce_scale
+CM_PROG=$SROCE_PROGS/sroce_cm_scale
 OUT=$SROCE_RESULTS/scale.txt
 : >"$OUT"
 tap=0
@@ -65,9 +69,13 @@ else
 		CONNS=5000
 	fi
 fi
+# sroce_cm_scale paces its attempts: 10,000 on both kernels at full size
+CM_CONNS=$CONNS
+sroce_small || CM_CONNS=10000
 QPS=$(sroce_cmdline_var sroce_scale qps "$QPS")
 MRS=$(sroce_cmdline_var sroce_scale mrs "$MRS")
 CONNS=$(sroce_cmdline_var sroce_scale conns "$CONNS")
+CM_CONNS=$(sroce_cmdline_var sroce_scale cm_conns "$CM_CONNS")
 
 result() {	# result OK|FAIL TEXT
 	tap=$((tap + 1))
@@ -169,6 +177,29 @@ run_ucmatose() {
 	fi
 }
 
+# sroce_cm_scale: CM_CONNS rdma_cm connections to one listener, at most
+# 64 attempts in flight (ucmatose fires them all at once, and on the
+# debug kernel the last ones outwait the CM's retries), a SEND checked on
+# each, all disconnected; its summary must say PASS.
+run_cm_tool() {
+	local limit=$((120 + CM_CONNS / 10)) rc t0 line
+	[ "${SROCE_KERNEL:-}" = debug ] && limit=$((limit * 5))
+	sroce_log "sroce_cm_scale: $CM_CONNS connections (limit $limit s)"
+	t0=$(usecs)
+	set +e
+	timeout "$limit" "$CM_PROG" 10.0.0.2 7472 "$CM_CONNS" 64 \
+		>cm-scale.txt 2>&1
+	rc=$?
+	set -e
+	tail -n 12 cm-scale.txt
+	line=$(grep -m 1 '^sroce_cm_scale: conns=' cm-scale.txt || true)
+	if [ "$rc" = 0 ] && [[ $line == *result=PASS* ]]; then
+		result OK "sroce_cm_scale: ${line#sroce_cm_scale: } in $(secs_since "$t0") s"
+	else
+		result FAIL "sroce_cm_scale: exit $rc, ${line:-no summary} ($(grep -m 1 FAILED cm-scale.txt || echo stalled))"
+	fi
+}
+
 sroce_modprobe ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm
 # shellcheck disable=SC2119 # no module parameters
 sroce_load_ko
@@ -184,6 +215,8 @@ sroce_log "volume ${SROCE_VOLUME:-full}: $QPS QP pairs, $MRS MRs, $CONNS rdma_cm
 
 run_tool
 back_to_baseline resources
+run_cm_tool
+back_to_baseline "resources after sroce_cm_scale"
 if command -v ucmatose >/dev/null; then
 	run_ucmatose
 	back_to_baseline "resources after ucmatose"
