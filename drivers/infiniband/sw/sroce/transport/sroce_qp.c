@@ -137,6 +137,7 @@ static void sroce_qp_engines_stop(struct sroce_qp *qp)
 	sroce_task_disable(&qp->comp.task);
 	sroce_task_disable(&qp->resp.task);
 	sroce_comp_stop(qp);
+	sroce_rate_stop(&qp->rate);
 }
 
 /* Back in RESET: the engines forget everything; process context. */
@@ -146,6 +147,7 @@ static void sroce_qp_engines_reset(struct sroce_qp *qp)
 	sroce_req_reset(qp);
 	sroce_comp_reset(qp);
 	sroce_resp_reset(qp);
+	sroce_rate_reset(&qp->rate);
 	sroce_task_enable(&qp->resp.task);
 	sroce_task_enable(&qp->comp.task);
 	sroce_task_enable(&qp->req.task);
@@ -428,6 +430,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free_resp;
 	sroce_comp_init(qp);
+	sroce_rate_init(&qp->rate, &qp->req.task, &qp->resp.task);
 	sroce_qp_pin_requester(qp);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -542,8 +545,23 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	    sroce_qp_connected(qp))
 		p->sport = sroce_sport_connected(p->av.flow_label,
 						 qp->ibqp.qp_num, p->dest_qpn);
+	if (mask & IB_QP_RATE_LIMIT)
+		p->rate_limit = attr->rate_limit;
 	if (mask & IB_QP_STATE)
 		p->state = attr->qp_state;
+}
+
+/* The gate follows the limits modify_qp set; under modify_mutex. */
+static void sroce_qp_apply_rate(struct sroce_qp *qp, int mask)
+{
+	lockdep_assert_held(&qp->modify_mutex);
+
+	if (mask & IB_QP_RATE_LIMIT)
+		sroce_rate_set(&qp->rate, SROCE_RATE_SRC_QP,
+			       sroce_rate_from_kbps(qp->p.rate_limit));
+	if (mask & IB_QP_AV)
+		sroce_rate_set(&qp->rate, SROCE_RATE_SRC_STATIC,
+			       sroce_rate_from_static(qp->p.av.static_rate));
 }
 
 static void sroce_qp_limits(struct sroce_qp *qp,
@@ -629,6 +647,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_lock_irqsave(&qp->state_lock, flags);
 	err = sroce_qp_modify_locked(qp, attr, mask, &av, &prev);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!err)
+		sroce_qp_apply_rate(qp, mask);
 	if (!err && (mask & IB_QP_STATE) && attr->qp_state != prev)
 		sroce_qp_entered(qp, attr->qp_state);
 	mutex_unlock(&qp->modify_mutex);
@@ -688,6 +708,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = p.timeout;
 	attr->retry_cnt = p.retry_cnt;
 	attr->rnr_retry = p.rnr_retry;
+	attr->rate_limit = p.rate_limit;
 
 	memset(init, 0, sizeof(*init));
 	init->qp_type = ibqp->qp_type;

@@ -19,6 +19,7 @@
 #include "net/sroce_route.h"
 #include "obj/sroce_queue.h"
 #include "transport/sroce_comp.h"
+#include "transport/sroce_rate.h"
 #include "transport/sroce_req.h"
 #include "transport/sroce_resp.h"
 
@@ -48,6 +49,7 @@ struct sroce_train;
  * @av_gen: counts the address vectors set: the route kept for @av is
  *	the one found for the same generation (sroce_route_get())
  * @sport: UDP source port of this QP's packets
+ * @rate_limit: IB_QP_RATE_LIMIT in kbit/s (0: none), as set
  */
 struct sroce_qp_params {
 	enum ib_qp_state state;
@@ -69,6 +71,7 @@ struct sroce_qp_params {
 	struct sroce_av av;
 	u32 av_gen;
 	u16 sport;
+	u32 rate_limit;
 };
 
 /**
@@ -140,6 +143,8 @@ struct sroce_qp_rq {
  * @resp: RC responder: the request queue, the ePSN and MSN, the receive
  *	WQE and scatter cursor of the message in progress, the MR of the
  *	WRITE in progress (sroce_resp.h)
+ * @rate: the gate the requester's and responder's packets pass: the rate
+ *	limit and its timer (sroce_rate.h); its own lock
  *
  * The three engines run on their own tasks. Each engine's state is
  * touched only by its task, except where the field says otherwise;
@@ -166,6 +171,7 @@ struct sroce_qp {
 	struct sroce_req req;
 	struct sroce_comp comp;
 	struct sroce_resp resp;
+	struct sroce_rate rate;
 };
 
 /* sroce_qp.flags: IB_EVENT_QP_FATAL was dispatched (once per QP) */

@@ -250,10 +250,14 @@ int sroce_qp_attr_transition_masks(enum ib_qp_type type,
  * sroce_qp_attr_check_values() allows only IB_MIG_MIGRATED, the state of a
  * QP without an alternate path.
  *
+ * IB_QP_RATE_LIMIT, not an IBA attribute, goes with any transition and
+ * in place wherever an attribute may change in place: it only sets the
+ * QP's send rate (sroce_rate.c).
+ *
  * Context: any.
  * Return: 0 if the transition is allowed with these attributes;
- * -EOPNOTSUPP for a mask bit outside the IBA attributes (IB_QP_RATE_LIMIT,
- * the reserved bits, unknown bits) or for IB_QP_ALT_PATH; -EINVAL for an
+ * -EOPNOTSUPP for a mask bit outside the IBA attributes (the reserved
+ * bits, unknown bits) or for IB_QP_ALT_PATH; -EINVAL for an
  * unknown @type or state, a transition the table does not have, a missing
  * required attribute or an attribute the transition does not take.
  */
@@ -261,7 +265,7 @@ int sroce_qp_attr_check_transition(enum ib_qp_type type,
 				   enum ib_qp_state cur,
 				   enum ib_qp_state next, int mask)
 {
-	u32 bits = mask;
+	u32 bits = mask & ~(u32)IB_QP_RATE_LIMIT;
 	u32 req, opt;
 	int err;
 

@@ -631,9 +631,21 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	return skb;
 }
 
+/* Pay the rate limiter's gate for a packet built (@pkt as it was built). */
+static void sroce_req_charge(struct sroce_qp *qp,
+			     const struct sroce_req_pkt *pkt)
+{
+	u8 opcode = sroce_opcode_on_transport(pkt->opcode,
+					      sroce_qp_transport(qp));
+
+	sroce_rate_charge(&qp->rate, sroce_tx_len(opcode, pkt->paylen));
+}
+
 /*
  * Build the packets of the WQE in progress into @t, the first shaped
- * @pkt, until the message ends, the send window closes, or @t is full.
+ * @pkt, until the message ends, the send window or the rate limiter's
+ * gate closes, or @t is full. The gate comes first: a packet it holds
+ * back has not been gathered.
  * Return: 1 when the message's last packet is in @t; 0 when the rest
  * waits; -ENOMEM when memory is short; -EINVAL when a payload could not
  * be gathered.
@@ -653,11 +665,14 @@ static int sroce_req_fill_train(struct sroce_qp *qp,
 						sroce_psn_add(ctx->first_psn,
 							      req->npkt)))
 			return 0;
+		if (!sroce_rate_open(&qp->rate, SROCE_RATE_REQ))
+			return 0;
 		skb = sroce_req_build(qp, p, ctx, pkt);
 		if (IS_ERR(skb))
 			return PTR_ERR(skb);
 		if (!skb)
 			return -ENOMEM;
+		sroce_req_charge(qp, pkt);
 		sroce_train_add(t, skb);
 		if (pkt->npsn > 1)
 			t->local_only = true;

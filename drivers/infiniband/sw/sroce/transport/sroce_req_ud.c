@@ -99,8 +99,8 @@ static struct sk_buff *sroce_req_ud_build(struct sroce_qp *qp,
  *
  * Context: the requester's task.
  * Return: 1 when the WQE is done with (sent or failed), 0 to wait for a
- * netdev queue with room (the task is scheduled again), as the requester's
- * task function returns.
+ * netdev queue with room or for the rate limiter's gate (the task is
+ * scheduled again), as the requester's task function returns.
  */
 int sroce_req_ud_send(struct sroce_qp *qp, const struct sroce_qp_params *p)
 {
@@ -114,6 +114,8 @@ int sroce_req_ud_send(struct sroce_qp *qp, const struct sroce_qp_params *p)
 	unsigned int len;
 	int err;
 
+	if (!sroce_rate_open(&qp->rate, SROCE_RATE_REQ))
+		return 0;
 	if (ctx->wqe.length > ctx->mtu) {
 		status = IB_WC_LOC_LEN_ERR;
 		goto settle;
@@ -138,6 +140,7 @@ int sroce_req_ud_send(struct sroce_qp *qp, const struct sroce_qp_params *p)
 		sroce_task_schedule_after(&req->task, SROCE_TX_BACKOFF);
 		return 0;
 	}
+	sroce_rate_charge(&qp->rate, len);
 	if (err) {
 		sroce_stats_inc(sdev, SROCE_CNT_SEND_ERR);
 	} else {

@@ -546,6 +546,7 @@ static void sroce_resp_atomic_ack(struct sroce_qp *qp,
 	sroce_aeth_set_msn(aeth, qp->resp.msn);
 	ack = (void *)(rsp->data + SROCE_BTH_LEN + sizeof(*aeth));
 	sroce_atmack_set_orig(ack, orig);
+	sroce_rate_charge(&qp->rate, rsp->len);
 	sroce_qp_pkt_send(qp, p, rsp);
 }
 
@@ -761,6 +762,27 @@ static void sroce_resp_error(struct sroce_qp *qp)
 		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
+/*
+ * The rate limiter's gate for the request at the head of the queue: an
+ * atomic is executed only when its acknowledgment may leave. (A READ's
+ * response passes it in sroce_resp_serve().)
+ */
+static bool sroce_resp_gate(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	unsigned long flags;
+	struct sk_buff *skb;
+	bool atomic;
+
+	if (likely(!sroce_rate_bps(&qp->rate)))
+		return true;
+	spin_lock_irqsave(&resp->rxq.lock, flags);
+	skb = skb_peek(&resp->rxq);
+	atomic = skb && (sroce_skb_pkt(skb)->info->flags & SROCE_OPF_ATOMIC);
+	spin_unlock_irqrestore(&resp->rxq.lock, flags);
+	return !atomic || sroce_rate_open(&qp->rate, SROCE_RATE_RESP);
+}
+
 static int sroce_resp_run(void *arg)
 {
 	struct sroce_qp *qp = arg;
@@ -783,6 +805,8 @@ static int sroce_resp_run(void *arg)
 			return 0;	/* backing off a full netdev queue */
 		return sroce_resp_serve(qp, &p);
 	}
+	if (!sroce_resp_gate(qp))
+		return 0;	/* the gate's timer schedules us again */
 	skb = skb_dequeue(&resp->rxq);
 	if (!skb)
 		return 0;

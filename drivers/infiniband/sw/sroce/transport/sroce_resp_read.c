@@ -121,7 +121,8 @@ static u8 sroce_read_resp_opcode(bool first, bool last)
 /*
  * Build the next packets of the READ response being served into @t, from
  * @mr (NULL when nothing is left to read): at most SROCE_RESP_READ_BUDGET
- * of them, each spanning as many PSNs as sroce_tx_span_max() allows.
+ * of them, each spanning as many PSNs as sroce_tx_span_max() allows, as
+ * long as the rate limiter's gate lets them through.
  * Return: 0, or -EFAULT when @mr could not be read.
  */
 static int sroce_resp_read_fill(struct sroce_qp *qp,
@@ -144,7 +145,8 @@ static int sroce_resp_read_fill(struct sroce_qp *qp,
 		n = min(left, k * mtu);
 		opcode = sroce_read_resp_opcode(res->next == res->start,
 						res->next + k == res->npkts);
-		if (sroce_train_full(t, sroce_tx_len(opcode, n)))
+		if (sroce_train_full(t, sroce_tx_len(opcode, n)) ||
+		    !sroce_rate_open(&qp->rate, SROCE_RATE_RESP))
 			break;
 		skb = sroce_resp_read_pkt(qp, p, mr, res->read.va + off, n,
 					  opcode,
@@ -157,6 +159,7 @@ static int sroce_resp_read_fill(struct sroce_qp *qp,
 		if (PTR_ERR_OR_ZERO(skb) == -EFAULT)
 			return -EFAULT;
 		budget--;
+		sroce_rate_charge(&qp->rate, sroce_tx_len(opcode, n));
 		/* no memory: the packet is lost, for the requester to ask again */
 		if (!IS_ERR(skb))
 			sroce_resp_read_add(sdev, t, skb, k);
@@ -191,10 +194,14 @@ static void sroce_resp_serve_start(struct sroce_resp *resp,
  * for another reason is lost like any other and left to the requester's
  * retry.
  *
+ * A QP whose rate limiter's gate is closed sends nothing and does not
+ * look the R_Key up: the gate's timer schedules the responder again.
+ *
  * Context: the responder's task.
  * Return: the packets built, at least 1: the responder's task counts the
  * call as that many against its budget, so that it yields its CPU every
- * SROCE_TASK_BUDGET packets and not every SROCE_TASK_BUDGET trains.
+ * SROCE_TASK_BUDGET packets and not every SROCE_TASK_BUDGET trains; 0
+ * when the gate is closed.
  */
 unsigned int sroce_resp_serve(struct sroce_qp *qp,
 			      const struct sroce_qp_params *p)
@@ -211,6 +218,8 @@ unsigned int sroce_resp_serve(struct sroce_qp *qp,
 	unsigned int built;
 	int err = 0;
 
+	if (!sroce_rate_open(&qp->rate, SROCE_RATE_RESP))
+		return 0;
 	/*
 	 * Requests that arrived before this chunk arrived before the last
 	 * packet of the response went out. Taken before any packet is sent,

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce per-QP send rate limiter (see sroce_rate.c).
+ *
+ * Copyright (c) 2026 The sroce authors
+ */
+
+#ifndef SROCE_RATE_H
+#define SROCE_RATE_H
+
+#include <linux/hrtimer.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/time64.h>
+#include <linux/types.h>
+
+struct sroce_task;
+
+/*
+ * The credit a bucket holds when nothing waits: the time the QP may send
+ * at line speed after a pause, and how late a timer may fire without
+ * costing rate. Never less than SROCE_RATE_MIN_BURST bytes, so that one
+ * packet of any size (a same-host span is 60 KiB) passes an idle gate.
+ */
+#define SROCE_RATE_BURST_NS	(2 * NSEC_PER_MSEC)
+#define SROCE_RATE_MIN_BURST	SZ_64K
+
+/**
+ * struct sroce_tb - a token bucket kept in nanoseconds of sending time
+ * @bps: the rate in bytes per second; 0: unlimited
+ * @ns_per_byte: NSEC_PER_SEC / @bps, as a 32.32 fixed-point number
+ * @depth: the credit the bucket holds at most, in ns
+ * @credit: the credit in ns; below zero the bucket is in debt, and
+ *	nothing passes until the debt is paid
+ * @stamp: when @credit was last brought up to date, in ns
+ *
+ * A packet passes while the credit is not negative and costs its bytes'
+ * sending time, which may take the credit below zero: any packet passes
+ * an idle gate, and a long run averages exactly @bps.
+ */
+struct sroce_tb {
+	u64 bps;
+	u64 ns_per_byte;
+	s64 depth;
+	s64 credit;
+	u64 stamp;
+};
+
+void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now);
+u64 sroce_tb_cost(const struct sroce_tb *tb, u32 bytes);
+u64 sroce_tb_wait(struct sroce_tb *tb, u64 now);
+void sroce_tb_charge(struct sroce_tb *tb, u32 bytes);
+
+/* Where a QP's limits come from; the lowest applies. */
+enum sroce_rate_src {
+	SROCE_RATE_SRC_QP,	/* IB_QP_RATE_LIMIT */
+	SROCE_RATE_SRC_STATIC,	/* the address vector's static_rate */
+	SROCE_RATE_SRC_CC,	/* congestion control */
+	SROCE_RATE_NSRC
+};
+
+/* The engines that send a QP's packets through its gate. */
+enum sroce_rate_engine {
+	SROCE_RATE_REQ,		/* requests: SEND, WRITE, READ, atomics */
+	SROCE_RATE_RESP,	/* READ responses, atomic acknowledgments */
+	SROCE_RATE_NENGINE
+};
+
+/**
+ * struct sroce_rate - a QP's gate
+ * @lock: guards everything below; interrupts saved (the timer runs in
+ *	softirq, an engine may run in softirq)
+ * @tb: the bucket, at the lowest rate of @limit
+ * @limit: what each source asks for, in bytes per second; 0: nothing
+ * @waiting: bit per engine the gate turned away; the timer wakes them
+ * @task: each engine's task
+ * @timer: fires when the debt is paid
+ * @closed: how often the gate turned an engine away
+ */
+struct sroce_rate {
+	spinlock_t lock; /* see above */
+	struct sroce_tb tb;
+	u64 limit[SROCE_RATE_NSRC];
+	unsigned long waiting;
+	struct sroce_task *task[SROCE_RATE_NENGINE];
+	struct hrtimer timer;
+	u64 closed;
+};
+
+void sroce_rate_init(struct sroce_rate *rl, struct sroce_task *req,
+		     struct sroce_task *resp);
+void sroce_rate_stop(struct sroce_rate *rl);
+void sroce_rate_reset(struct sroce_rate *rl);
+void sroce_rate_set(struct sroce_rate *rl, enum sroce_rate_src src,
+		    u64 bps);
+u64 sroce_rate_bps(struct sroce_rate *rl);
+bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e);
+void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes);
+
+u64 sroce_rate_from_kbps(u32 kbps);
+u64 sroce_rate_from_static(u8 static_rate);
+
+/**
+ * sroce_rate_open() - may an engine build its next packet now?
+ * @rl: the QP's gate
+ * @e: which engine asks
+ *
+ * Asked before the packet is built: a QP turned away has not looked up a
+ * key, read a byte of payload or allocated anything for it. An engine
+ * turned away stops (its work function reports nothing to do) and is
+ * scheduled again by the gate's timer once the debt is paid. One that
+ * may go pays for what it built with sroce_rate_charge().
+ *
+ * Context: the engine's task.
+ * Return: true if it may.
+ */
+static inline bool sroce_rate_open(struct sroce_rate *rl,
+				   enum sroce_rate_engine e)
+{
+	if (likely(!READ_ONCE(rl->tb.bps)))
+		return true;
+	return __sroce_rate_open(rl, e);
+}
+
+/**
+ * sroce_rate_charge() - pay for a packet the gate let through
+ * @rl: the QP's gate
+ * @bytes: the packet's length as it leaves (sroce_tx_len())
+ *
+ * Context: the engine's task.
+ */
+static inline void sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
+{
+	if (unlikely(READ_ONCE(rl->tb.bps)))
+		__sroce_rate_charge(rl, bytes);
+}
+
+#endif /* SROCE_RATE_H */
