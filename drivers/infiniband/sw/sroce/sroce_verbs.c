@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/sroce_cc.h"
 #include "core/sroce_dev.h"
 #include "core/sroce_mcast.h"
 #include "core/sroce_port.h"
@@ -126,6 +127,13 @@ const struct ib_device_ops sroce_verbs_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,	/* the user ABI of librxe */
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+	/*
+	 * cc/ in the device's sysfs directory. ib_core asks new drivers for
+	 * netlink instead, but RDMA netlink has no command for a driver's
+	 * congestion control parameters; sysfs is what RoCE NICs use for
+	 * theirs.
+	 */
+	.device_group = &sroce_cc_group,
 
 	/* registration and teardown */
 	.enable_driver = sroce_enable_driver,

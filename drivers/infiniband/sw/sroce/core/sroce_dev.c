@@ -208,6 +208,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev,
 	xa_init_flags(&sdev->keys, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	sroce_mcast_init(&sdev->mcast);
+	sroce_cc_init(&sdev->cc);
 
 	/* dealloc_driver frees them, ib_dealloc_device() included */
 	err = sroce_stats_init(sdev);

@@ -13,6 +13,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/sroce_cc.h"
 #include "core/sroce_mcast.h"
 #include "core/sroce_param.h"
 #include "core/sroce_port.h"
@@ -66,6 +67,7 @@ struct sroce_res {
  * @mr_zombies: MRs deregistered while a QP still held them, not yet
  *	freed; dealloc_driver waits for it to drop to zero (their umem
  *	release needs the device)
+ * @cc: congestion control parameters (sysfs: cc/)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -83,6 +85,7 @@ struct sroce_dev {
 	struct sroce_stats __percpu *stats;
 	struct sroce_mcast mcast;
 	atomic_t mr_zombies;
+	struct sroce_cc cc;
 };
 
 /**

@@ -57,6 +57,10 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_SENT_GSO] = { .name = "sent_gso" },
 	[SROCE_CNT_SENT_LENT] = { .name = "sent_lent" },
 	[SROCE_CNT_SENT_SPAN] = { .name = "sent_span" },
+	[SROCE_CNT_ECN_MARKED] = { .name = "ecn_marked_rcvd" },
+	[SROCE_CNT_CNP_SENT] = { .name = "cnp_sent" },
+	[SROCE_CNT_CNP_HANDLED] = { .name = "cnp_handled" },
+	[SROCE_CNT_RP_DECREASES] = { .name = "rp_rate_decreases" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_CNT_NR);

@@ -38,7 +38,7 @@ enum sroce_counter {
 	SROCE_CNT_RDMA_RECVS,		/* RDMA READ requests admitted */
 	SROCE_CNT_ICRC_ERR,		/* SROCE_DROP_ICRC */
 	SROCE_CNT_MALFORMED,		/* other malformed packets */
-	SROCE_CNT_CNP_RCVD,		/* RoCEv2 CNPs (not acted upon) */
+	SROCE_CNT_CNP_RCVD,		/* RoCEv2 CNPs received */
 	SROCE_CNT_PKEY_VIOLATIONS,	/* SROCE_DROP_PKEY */
 	SROCE_CNT_QKEY_VIOLATIONS,	/* SROCE_DROP_QKEY */
 	SROCE_CNT_DROPPED_NO_QP,	/* SROCE_DROP_NO_QP */
@@ -56,6 +56,10 @@ enum sroce_counter {
 	SROCE_CNT_SENT_GSO,		/* trains sent as one skb (sroce_train.c) */
 	SROCE_CNT_SENT_LENT,		/* requests carrying lent MR pages */
 	SROCE_CNT_SENT_SPAN,		/* packets spanning PSNs, same host */
+	SROCE_CNT_ECN_MARKED,		/* packets received marked CE */
+	SROCE_CNT_CNP_SENT,		/* CNPs sent (notification point) */
+	SROCE_CNT_CNP_HANDLED,		/* CNPs a QP's reaction point took */
+	SROCE_CNT_RP_DECREASES,		/* rate cuts of the reaction points */
 	SROCE_CNT_NR
 };
 

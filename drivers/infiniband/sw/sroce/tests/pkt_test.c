@@ -776,7 +776,8 @@ static const char *const pkt_counter_names[] = {
 	"dropped_addr", "dropped_nomem", "sent_bytes", "rcvd_bytes",
 	"send_seq_err", "read_resp_abandoned", "dropped_uc_msg",
 	"dropped_ud_msg", "dropped_backlog", "dropped_unsent_psn", "sent_gso",
-	"sent_lent", "sent_span",
+	"sent_lent", "sent_span", "ecn_marked_rcvd", "cnp_sent", "cnp_handled",
+	"rp_rate_decreases",
 };
 
 static struct sroce_dev *pkt_fake_dev(struct kunit *test)

@@ -58,7 +58,9 @@ enum ib_qp_state sroce_qp_state(struct sroce_qp *qp)
  * @p: filled with them
  *
  * The engines and the receive path take one per run or packet, so it
- * takes no lock: a copy that a modify overlapped is made again.
+ * takes no lock: a copy that a modify overlapped is made again. The
+ * copy's traffic class has the ECN bits the device sends with
+ * (sroce_cc_tclass()), so that a change in sysfs applies at once.
  *
  * Context: any.
  */
@@ -70,6 +72,8 @@ void sroce_qp_params_get(struct sroce_qp *qp, struct sroce_qp_params *p)
 		seq = read_seqcount_begin(&qp->p_seq);
 		*p = qp->p;
 	} while (read_seqcount_retry(&qp->p_seq, seq));
+	p->av.traffic_class = sroce_cc_tclass(&to_sroce_dev(qp->ibqp.device)->cc,
+					      p->av.traffic_class);
 }
 
 /**
@@ -137,6 +141,7 @@ static void sroce_qp_engines_stop(struct sroce_qp *qp)
 	sroce_task_disable(&qp->comp.task);
 	sroce_task_disable(&qp->resp.task);
 	sroce_comp_stop(qp);
+	sroce_dcqcn_stop(&qp->cc);
 	sroce_rate_stop(&qp->rate);
 }
 
@@ -148,6 +153,8 @@ static void sroce_qp_engines_reset(struct sroce_qp *qp)
 	sroce_comp_reset(qp);
 	sroce_resp_reset(qp);
 	sroce_rate_reset(&qp->rate);
+	sroce_dcqcn_reset(&qp->cc);
+	atomic64_set(&qp->cnp_last, 0);
 	sroce_task_enable(&qp->resp.task);
 	sroce_task_enable(&qp->comp.task);
 	sroce_task_enable(&qp->req.task);
@@ -430,7 +437,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free_resp;
 	sroce_comp_init(qp);
-	sroce_rate_init(&qp->rate, &qp->req.task, &qp->resp.task);
+	sroce_rate_init(&qp->rate, &qp->req.task, &qp->resp.task,
+			ibqp->qp_num);
+	sroce_dcqcn_init(&qp->cc, &qp->rate, &sdev->cc, ibqp->qp_num);
 	sroce_qp_pin_requester(qp);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));

@@ -19,6 +19,7 @@
 #include "net/sroce_route.h"
 #include "obj/sroce_queue.h"
 #include "transport/sroce_comp.h"
+#include "transport/sroce_dcqcn.h"
 #include "transport/sroce_rate.h"
 #include "transport/sroce_req.h"
 #include "transport/sroce_resp.h"
@@ -145,6 +146,10 @@ struct sroce_qp_rq {
  *	WRITE in progress (sroce_resp.h)
  * @rate: the gate the requester's and responder's packets pass: the rate
  *	limit and its timer (sroce_rate.h); its own lock
+ * @cc: the DCQCN reaction point: the rate CNPs give the QP
+ *	(sroce_dcqcn.h); its own lock
+ * @cnp_last: when the notification point last sent the peer a CNP, ns
+ *	(sroce_cnp.c); any context
  *
  * The three engines run on their own tasks. Each engine's state is
  * touched only by its task, except where the field says otherwise;
@@ -172,6 +177,8 @@ struct sroce_qp {
 	struct sroce_comp comp;
 	struct sroce_resp resp;
 	struct sroce_rate rate;
+	struct sroce_dcqcn cc;
+	atomic64_t cnp_last;
 };
 
 /* sroce_qp.flags: IB_EVENT_QP_FATAL was dispatched (once per QP) */

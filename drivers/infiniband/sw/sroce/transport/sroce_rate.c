@@ -38,6 +38,7 @@
 
 #include "core/sroce_task.h"
 #include "transport/sroce_rate.h"
+#include "transport/sroce_trace.h"
 
 /* The credit a bucket at @tb->bps holds at most. */
 static s64 sroce_tb_depth(const struct sroce_tb *tb)
@@ -171,11 +172,13 @@ static enum hrtimer_restart sroce_rate_fire(struct hrtimer *timer)
  * @rl: the gate
  * @req: the requester's task
  * @resp: the responder's task
+ * @qpn: the QP's number, for tracing
  */
 void sroce_rate_init(struct sroce_rate *rl, struct sroce_task *req,
-		     struct sroce_task *resp)
+		     struct sroce_task *resp, u32 qpn)
 {
 	memset(rl, 0, sizeof(*rl));
+	rl->qpn = qpn;
 	spin_lock_init(&rl->lock);
 	rl->task[SROCE_RATE_REQ] = req;
 	rl->task[SROCE_RATE_RESP] = resp;
@@ -258,6 +261,7 @@ void sroce_rate_set(struct sroce_rate *rl, enum sroce_rate_src src, u64 bps)
 		}
 	}
 	spin_unlock_irqrestore(&rl->lock, flags);
+	trace_sroce_rate(rl->qpn, src, bps, lowest);
 	sroce_rate_wake(rl, wake);
 }
 
@@ -307,9 +311,28 @@ void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rl->lock, flags);
-	if (rl->tb.bps)
+	if (rl->tb.bps) {
 		sroce_tb_charge(&rl->tb, bytes);
+		rl->sent += bytes;
+	}
 	spin_unlock_irqrestore(&rl->lock, flags);
+}
+
+/**
+ * sroce_rate_sent() - bytes the gate charged while the QP was limited
+ * @rl: the gate
+ *
+ * Return: a running count; only differences mean something.
+ */
+u64 sroce_rate_sent(struct sroce_rate *rl)
+{
+	unsigned long flags;
+	u64 sent;
+
+	spin_lock_irqsave(&rl->lock, flags);
+	sent = rl->sent;
+	spin_unlock_irqrestore(&rl->lock, flags);
+	return sent;
 }
 
 /**

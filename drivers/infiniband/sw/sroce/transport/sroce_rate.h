@@ -76,6 +76,9 @@ enum sroce_rate_engine {
  * @task: each engine's task
  * @timer: fires when the debt is paid
  * @closed: how often the gate turned an engine away
+ * @sent: bytes charged while the QP was limited (congestion control's
+ *	byte counter)
+ * @qpn: the QP's number, for tracing
  */
 struct sroce_rate {
 	spinlock_t lock; /* see above */
@@ -85,15 +88,18 @@ struct sroce_rate {
 	struct sroce_task *task[SROCE_RATE_NENGINE];
 	struct hrtimer timer;
 	u64 closed;
+	u64 sent;
+	u32 qpn;
 };
 
 void sroce_rate_init(struct sroce_rate *rl, struct sroce_task *req,
-		     struct sroce_task *resp);
+		     struct sroce_task *resp, u32 qpn);
 void sroce_rate_stop(struct sroce_rate *rl);
 void sroce_rate_reset(struct sroce_rate *rl);
 void sroce_rate_set(struct sroce_rate *rl, enum sroce_rate_src src,
 		    u64 bps);
 u64 sroce_rate_bps(struct sroce_rate *rl);
+u64 sroce_rate_sent(struct sroce_rate *rl);
 bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e);
 void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes);
 

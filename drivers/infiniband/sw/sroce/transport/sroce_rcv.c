@@ -34,6 +34,7 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_mcast.h"
 #include "core/sroce_stats.h"
+#include "transport/sroce_cnp.h"
 #include "transport/sroce_comp.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_qp_index.h"
@@ -260,6 +261,8 @@ static void sroce_rcv_qp(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_qp_put(qp);
 		goto drop;
 	}
+	if (pkt->flags & SROCE_PKT_CE)
+		sroce_cnp_note_ce(qp);
 	if (req)
 		sroce_resp_queue(qp, skb);
 	else
@@ -337,6 +340,31 @@ static void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	sroce_rcv_qp(sdev, skb, pkt->qpn);
 }
 
+/*
+ * A CNP (counted in cnp_rcvd already) for one of our connected QPs, of
+ * the annex's length, with a good ICRC and from the QP's peer: the QP's
+ * reaction point takes it. The caller still owns @skb.
+ */
+static void sroce_rcv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
+			  bool built_here)
+{
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	enum sroce_drop_reason why;
+	struct sroce_qp_params p;
+	struct sroce_qp *qp;
+
+	if (!sroce_pkt_cnp_ok(skb) ||
+	    (!built_here && sroce_pkt_check_icrc(skb, &why)))
+		return;
+	qp = sroce_qp_get(sdev, pkt->qpn);
+	if (!qp)
+		return;
+	sroce_qp_params_get(qp, &p);
+	if (p.has_av && sroce_rcv_addr_ok(&p, skb, pkt))
+		sroce_cnp_react(qp);
+	sroce_qp_put(qp);
+}
+
 /**
  * sroce_rcv_skb() - validate, count and dispatch a packet for a device
  * @sdev: the device whose netdev received it (the caller holds a
@@ -367,6 +395,8 @@ int sroce_rcv_skb(struct sroce_dev *sdev, struct sk_buff *skb,
 	pkt = sroce_skb_pkt(skb);
 	if (sroce_pkt_parse_hdrs(skb, pkt, &why)) {
 		sroce_rcv_count_drop(sdev, why);
+		if (why == SROCE_DROP_CNP)
+			sroce_rcv_cnp(sdev, skb, built_here);
 		return -EINVAL;
 	}
 	if (built_here) {

@@ -124,6 +124,7 @@ int sroce_req_ud_send(struct sroce_qp *qp, const struct sroce_qp_params *p)
 		status = IB_WC_LOC_QP_OP_ERR;
 		goto settle;
 	}
+	av.traffic_class = sroce_cc_tclass(&sdev->cc, av.traffic_class);
 	skb = sroce_req_ud_build(qp, p, ctx, &av, &err);
 	if (!skb) {
 		if (!err)

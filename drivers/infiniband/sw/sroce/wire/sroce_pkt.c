@@ -25,6 +25,7 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 
 #include "wire/sroce_hdr.h"
 #include "wire/sroce_icrc.h"
@@ -122,6 +123,25 @@ static void sroce_pkt_read_bth(const struct sk_buff *skb,
 		     (sroce_bth_becn(bth) ? SROCE_PKT_BECN : 0);
 }
 
+/*
+ * The ECN field of the IP header (linear: it is in front of skb->data).
+ * A router or qdisc on the way set CE when a queue built up (RFC 3168);
+ * the notification point answers that with a CNP (sroce_cnp.c).
+ */
+static void sroce_pkt_read_ecn(const struct sk_buff *skb,
+			       struct sroce_pkt *pkt)
+{
+	const void *nh = skb_network_header(skb);
+	u8 ecn;
+
+	if (pkt->net == SROCE_PKT_IPV4)
+		ecn = ((const struct iphdr *)nh)->tos;
+	else
+		ecn = ipv6_get_dsfield((const struct ipv6hdr *)nh);
+	if (INET_ECN_is_ce(ecn))
+		pkt->flags |= SROCE_PKT_CE;
+}
+
 /* The pad rules of the file comment; @pkt->hdr_len fits in skb->len. */
 static bool sroce_pkt_pad_ok(const struct sk_buff *skb,
 			     const struct sroce_pkt *pkt)
@@ -192,6 +212,7 @@ int sroce_pkt_parse_hdrs(struct sk_buff *skb, struct sroce_pkt *pkt,
 	if (!pskb_may_pull(skb, SROCE_BTH_LEN))
 		return sroce_pkt_fail(why, SROCE_DROP_NOMEM);
 	sroce_pkt_read_bth(skb, pkt);
+	sroce_pkt_read_ecn(skb, pkt);
 
 	if (sroce_bth_tver(sroce_pkt_bth(skb)) != SROCE_TVER)
 		return sroce_pkt_fail(why, SROCE_DROP_TVER);
@@ -214,6 +235,40 @@ int sroce_pkt_parse_hdrs(struct sk_buff *skb, struct sroce_pkt *pkt,
 	if (!pskb_may_pull(skb, pkt->hdr_len))
 		return sroce_pkt_fail(why, SROCE_DROP_NOMEM);
 	return 0;
+}
+
+/**
+ * sroce_cnp_fill() - write a CNP's BTH and reserved bytes
+ * @buf: SROCE_CNP_LEN bytes
+ * @dest_qpn: the QP whose packets were marked: the flow's sender
+ *
+ * RoCEv2 annex A17.9.2: opcode 0x81, the default P_Key, BECN set, PSN 0,
+ * nothing else set in the BTH, then 16 reserved bytes of zero; the ICRC
+ * follows as for any packet. A ConnectX NIC's CNP has the same bytes.
+ */
+void sroce_cnp_fill(void *buf, u32 dest_qpn)
+{
+	struct sroce_bth *bth = buf;
+
+	memset(buf, 0, SROCE_CNP_LEN);
+	sroce_bth_set_opcode(bth, SROCE_OPCODE_ROCE_CNP);
+	sroce_bth_set_pkey(bth, SROCE_DEFAULT_PKEY);
+	sroce_bth_set_becn(bth, true);
+	sroce_bth_set_destqp(bth, dest_qpn);
+}
+
+/**
+ * sroce_pkt_cnp_ok() - is a packet sroce_pkt_parse_hdrs() called a CNP
+ *	one to act upon?
+ * @skb: the packet, skb->data at the BTH
+ *
+ * Only a CNP of the annex's length counts; its ICRC is checked apart.
+ *
+ * Return: true if it is one.
+ */
+bool sroce_pkt_cnp_ok(const struct sk_buff *skb)
+{
+	return skb->len == SROCE_CNP_LEN + SROCE_ICRC_LEN;
 }
 
 /**

@@ -19,6 +19,9 @@
 
 /* BTH opcode of a RoCEv2 Congestion Notification Packet (annex A17.9). */
 #define SROCE_OPCODE_ROCE_CNP	0x81
+/* A CNP: its BTH and 16 reserved bytes, then the ICRC. */
+#define SROCE_CNP_RSVD_LEN	16
+#define SROCE_CNP_LEN		(SROCE_BTH_LEN + SROCE_CNP_RSVD_LEN)
 
 /*
  * Why a received packet was dropped. The first group is found by
@@ -63,6 +66,8 @@ enum sroce_pkt_net {
  * wire; it may span several PSNs (transport/sroce_resp.c).
  */
 #define SROCE_PKT_LOCAL		BIT(6)
+/* The IP header's ECN field says CE: congestion on the way (RFC 3168). */
+#define SROCE_PKT_CE		BIT(7)
 
 /**
  * struct sroce_pkt - a received packet, as sroce_pkt_parse() found it
@@ -110,6 +115,8 @@ static inline struct sroce_pkt *sroce_skb_pkt(struct sk_buff *skb)
 
 int sroce_pkt_parse_hdrs(struct sk_buff *skb, struct sroce_pkt *pkt,
 			 enum sroce_drop_reason *why);
+void sroce_cnp_fill(void *buf, u32 dest_qpn);
+bool sroce_pkt_cnp_ok(const struct sk_buff *skb);
 int sroce_pkt_check_icrc(struct sk_buff *skb, enum sroce_drop_reason *why);
 int sroce_pkt_parse(struct sk_buff *skb, struct sroce_pkt *pkt,
 		    enum sroce_drop_reason *why);
