@@ -33,6 +33,7 @@
  */
 
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 
@@ -205,6 +206,23 @@ static u64 sroce_dcqcn_limit(const struct sroce_dcqcn_state *s)
 	return s->active ? s->rc : 0;
 }
 
+/*
+ * Should a timer callback of @d run again, one period on? Not if @active
+ * is false, and not if a CNP started the timer anew while the callback
+ * ran (sroce_dcqcn_cnp() does so under @d->lock): that start stands, and
+ * forwarding a queued timer is not allowed.
+ */
+static bool sroce_dcqcn_rearm(struct sroce_dcqcn *d, struct hrtimer *timer,
+			      bool active, enum sroce_cc_param period)
+	__must_hold(&d->lock)
+{
+	lockdep_assert_held(&d->lock);
+	if (!active || hrtimer_is_queued(timer))
+		return false;
+	hrtimer_forward_now(timer, sroce_dcqcn_period(d->cc, period));
+	return true;
+}
+
 static enum hrtimer_restart sroce_dcqcn_alpha_fire(struct hrtimer *timer)
 {
 	struct sroce_dcqcn *d = container_of(timer, struct sroce_dcqcn,
@@ -218,12 +236,9 @@ static enum hrtimer_restart sroce_dcqcn_alpha_fire(struct hrtimer *timer)
 	active = d->s.active && !d->stopped;
 	if (active)
 		sroce_dcqcn_alpha_tick(&d->s, &c);
+	active = sroce_dcqcn_rearm(d, timer, active, SROCE_CC_RP_ALPHA_PERIOD);
 	spin_unlock_irqrestore(&d->lock, flags);
-	if (!active)
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, sroce_dcqcn_period(d->cc,
-						      SROCE_CC_RP_ALPHA_PERIOD));
-	return HRTIMER_RESTART;
+	return active ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /*
@@ -253,12 +268,9 @@ static enum hrtimer_restart sroce_dcqcn_rise_fire(struct hrtimer *timer)
 			       sroce_dcqcn_limit(&d->s));
 		active = d->s.active;
 	}
+	active = sroce_dcqcn_rearm(d, timer, active, SROCE_CC_RP_TIME_RESET);
 	spin_unlock_irqrestore(&d->lock, flags);
-	if (!active)
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, sroce_dcqcn_period(d->cc,
-						      SROCE_CC_RP_TIME_RESET));
-	return HRTIMER_RESTART;
+	return active ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /**

@@ -20,8 +20,7 @@
  * still send at line speed, and a packet costs its length at the limited
  * rate. A packet passes while the credit is not negative, so any packet
  * passes an idle gate and a run of them averages exactly the rate; the
- * credit saved while idle is capped at SROCE_RATE_BURST_NS (and at least
- * SROCE_RATE_MIN_BURST bytes).
+ * credit saved while idle is capped at SROCE_RATE_BURST_NS.
  *
  * Packets are counted as they leave the QP: BTH, extension headers,
  * payload, pad and ICRC (sroce_tx_len()), not the UDP, IP and Ethernet
@@ -39,13 +38,6 @@
 #include "core/sroce_task.h"
 #include "transport/sroce_rate.h"
 #include "transport/sroce_trace.h"
-
-/* The credit a bucket at @tb->bps holds at most. */
-static s64 sroce_tb_depth(const struct sroce_tb *tb)
-{
-	return max_t(u64, SROCE_RATE_BURST_NS,
-		     sroce_tb_cost(tb, SROCE_RATE_MIN_BURST));
-}
 
 /**
  * sroce_tb_cost() - the time @bytes take at the bucket's rate
@@ -108,7 +100,7 @@ void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now)
 	/* NSEC_PER_SEC << 32 is below 2^63 */
 	tb->ns_per_byte = max_t(u64, 1,
 				div64_u64((u64)NSEC_PER_SEC << 32, bps));
-	tb->depth = sroce_tb_depth(tb);
+	tb->depth = SROCE_RATE_BURST_NS;
 	if (!tb->bps)
 		tb->credit = tb->depth;
 	else if (owed)

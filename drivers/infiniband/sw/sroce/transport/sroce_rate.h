@@ -9,7 +9,6 @@
 #define SROCE_RATE_H
 
 #include <linux/hrtimer.h>
-#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/time64.h>
 #include <linux/types.h>
@@ -18,12 +17,11 @@ struct sroce_task;
 
 /*
  * The credit a bucket holds when nothing waits: the time the QP may send
- * at line speed after a pause, and how late a timer may fire without
- * costing rate. Never less than SROCE_RATE_MIN_BURST bytes, so that one
- * packet of any size (a same-host span is 60 KiB) passes an idle gate.
+ * at line speed after a pause (its burst), and how late the gate's timer
+ * may fire without costing rate. A packet longer than that still passes
+ * an idle gate: the bucket goes into debt for it.
  */
 #define SROCE_RATE_BURST_NS	(2 * NSEC_PER_MSEC)
-#define SROCE_RATE_MIN_BURST	SZ_64K
 
 /**
  * struct sroce_tb - a token bucket kept in nanoseconds of sending time
