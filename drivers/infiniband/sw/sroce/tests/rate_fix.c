@@ -634,6 +634,7 @@ void rate_pair_expect_held(struct kunit *test, struct rate_pair *f, int side,
 {
 	struct sroce_rate *rl = &f->qp[side]->rate;
 	struct rate_snap now;
+	u64 closed;
 
 	msleep(RATE_QUIET_MS);
 	rate_wire_pump(f);
@@ -642,7 +643,8 @@ void rate_pair_expect_held(struct kunit *test, struct rate_pair *f, int side,
 	KUNIT_EXPECT_EQ(test, now.sent, s->sent);
 	KUNIT_EXPECT_FALSE(test, rate_pair_completed(f, RATE_A));
 	KUNIT_EXPECT_FALSE(test, rate_pair_completed(f, RATE_B));
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rl->closed), f->closed0[side] + 1);
+	closed = READ_ONCE(rl->closed);
+	KUNIT_EXPECT_EQ(test, closed, f->closed0[side] + 1);
 	KUNIT_EXPECT_GT(test, rate_gate_paid_at(rl), ktime_get_ns());
 	KUNIT_EXPECT_EQ(test, sroce_qp_state(f->qp[side]), IB_QPS_RTS);
 }
