@@ -32,6 +32,7 @@
 #include <linux/ip.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
@@ -137,7 +138,7 @@ static int rate_gate_init(struct kunit_resource *res, void *context)
 
 	if (!rl)
 		return -ENOMEM;
-	sroce_rate_init(rl, ctx->req, ctx->resp);
+	sroce_rate_init(rl, ctx->req, ctx->resp, 0);
 	res->data = rl;
 	return 0;
 }
@@ -174,16 +175,20 @@ struct sroce_rate *rate_gate_new(struct kunit *test, struct sroce_task *req,
 /**
  * rate_gate_owe() - put a limited gate with a full bucket in debt
  * @test: the running test
- * @rl: the gate, at a rate at which 64 KiB take at least 2 ms
+ * @rl: the gate, limited
  * @owed: bytes beyond the full bucket
  *
  * As an engine would: the gate lets a packet through, which costs the
- * bucket's 64 KiB and @owed bytes more. The debt is @owed's time.
+ * bucket's 2 ms of bytes and @owed bytes more. The debt is @owed's time,
+ * to within one byte's.
  */
 void rate_gate_owe(struct kunit *test, struct sroce_rate *rl, u32 owed)
 {
+	u64 full = mul_u64_u64_div_u64(SROCE_RATE_BURST_NS,
+				       sroce_rate_bps(rl), NSEC_PER_SEC);
+
 	KUNIT_ASSERT_TRUE(test, sroce_rate_open(rl, SROCE_RATE_REQ));
-	sroce_rate_charge(rl, SROCE_RATE_MIN_BURST + owed);
+	sroce_rate_charge(rl, full + owed);
 }
 
 /**

@@ -41,9 +41,10 @@
 
 /* An arbitrary start of bucket time, far from 0 and from the wrap. */
 #define T0		(5 * NSEC_PER_SEC)
-/* 10 Mbit/s: 800 ns a byte, 64 KiB (the depth) take 52,428,800 ns */
+/* 10 Mbit/s: 800 ns a byte; the depth, 2 ms, is 2,500 bytes */
 #define MBIT10		1250000ULL
-#define MBIT10_DEPTH	52428800LL
+#define MBIT10_DEPTH	2000000LL
+#define MBIT10_DEPTH_BYTES	2500
 
 /* ---- the bucket: a new one -------------------------------------------- */
 
@@ -55,11 +56,9 @@ struct tb_new_case {
 };
 
 static const struct tb_new_case tb_new_cases[] = {
-	{ "1 kbit/s: 64 KiB take 524 s", 125, 8000000ULL << 32,
-	  524288000000LL },
-	{ "10 Mbit/s: 64 KiB take 52 ms", MBIT10, 800ULL << 32, MBIT10_DEPTH },
-	{ "1 Gbit/s: 64 KiB take 0.5 ms, 2 ms", 125000000, 8ULL << 32,
-	  2000000 },
+	{ "1 kbit/s: 2 ms", 125, 8000000ULL << 32, 2000000 },
+	{ "10 Mbit/s: 2 ms", MBIT10, 800ULL << 32, MBIT10_DEPTH },
+	{ "1 Gbit/s: 2 ms", 125000000, 8ULL << 32, 2000000 },
 	/* 2^32 * 0.08 = 343,597,383.68 */
 	{ "100 Gbit/s: 2 ms", 12500000000ULL, 343597383, 2000000 },
 	{ "U64_MAX bytes/s: at least 1, 2 ms", U64_MAX, 1, 2000000 },
@@ -74,7 +73,7 @@ KUNIT_ARRAY_PARAM(tb_new, tb_new_cases, tb_new_desc);
 
 /*
  * A bucket that was unlimited starts full: its depth is 2 ms of sending
- * or the time 64 KiB take, whichever is longer.
+ * at every rate.
  */
 static void rate_tb_new_test(struct kunit *test)
 {
@@ -157,20 +156,20 @@ static void rate_tb_refill_test(struct kunit *test)
 	u64 t = T0;
 
 	sroce_tb_set(&tb, MBIT10, t);
-	/* 10,000 bytes cost 8 ms; 5 ms later 5 ms of it is back */
-	sroce_tb_charge(&tb, 10000);
-	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH - 8000000);
-	t += 5000000;
+	/* 2,000 bytes cost 1.6 ms; 1 ms later 1 ms of it is back */
+	sroce_tb_charge(&tb, 2000);
+	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH - 1600000);
+	t += 1000000;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
-	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH - 3000000);
+	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH - 600000);
 	KUNIT_EXPECT_EQ(test, tb.stamp, t);
-	/* 5 ms more would be 2 ms past the depth */
-	t += 5000000;
+	/* 1 ms more would be 0.4 ms past the depth */
+	t += 1000000;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
 
 	/* in debt by 800 us, then idle for three days: full, no more */
-	sroce_tb_charge(&tb, SROCE_RATE_MIN_BURST + 1000);
+	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
 	KUNIT_EXPECT_EQ(test, tb.credit, -800000LL);
 	t += days;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
@@ -178,7 +177,7 @@ static void rate_tb_refill_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tb.stamp, t);
 
 	/* and from there to the last nanosecond of u64 */
-	sroce_tb_charge(&tb, SROCE_RATE_MIN_BURST + 1000);
+	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, U64_MAX), 0ULL);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
 	KUNIT_EXPECT_EQ(test, tb.stamp, U64_MAX);
@@ -195,7 +194,7 @@ static void rate_tb_deficit_test(struct kunit *test)
 
 	sroce_tb_set(&tb, MBIT10, T0);
 	/* the whole credit: none left, but none owed either */
-	sroce_tb_charge(&tb, SROCE_RATE_MIN_BURST);
+	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES);
 	KUNIT_EXPECT_EQ(test, tb.credit, 0LL);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, T0), 0ULL);
 	/* 1000 bytes more pass, and owe 800 us */
@@ -204,10 +203,9 @@ static void rate_tb_deficit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, T0 + 799999), 1ULL);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, T0 + 800000), 0ULL);
 	KUNIT_EXPECT_EQ(test, tb.credit, 0LL);
-	/* a packet of any size passes a bucket not in debt */
-	sroce_tb_charge(&tb, SROCE_RATE_MIN_BURST);
-	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, T0 + 800000),
-			(u64)MBIT10_DEPTH);
+	/* a packet of any size passes a bucket not in debt: 64 KiB */
+	sroce_tb_charge(&tb, 65536);
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, T0 + 800000), 52428800ULL);
 }
 
 /* A clock read before the bucket's stamp changes nothing. */
@@ -216,7 +214,7 @@ static void rate_tb_backwards_test(struct kunit *test)
 	struct sroce_tb tb = {};
 
 	sroce_tb_set(&tb, MBIT10, T0);
-	sroce_tb_charge(&tb, SROCE_RATE_MIN_BURST + 1000);
+	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, T0 - NSEC_PER_SEC), 800000ULL);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, 0), 800000ULL);
 	KUNIT_EXPECT_EQ(test, tb.stamp, (u64)T0);
@@ -231,8 +229,8 @@ static void rate_tb_backwards_test(struct kunit *test)
 #define PACED_PKTS	1000
 #define PACED_LEN	1500
 #define PACED_COST	1200000ULL	/* 1500 bytes at 800 ns */
-/* 52,428,800 / 1,200,000 = 43.7: packets 1 to 44 go at once */
-#define PACED_BURST	44
+/* 2,000,000 / 1,200,000 = 1.7: packets 1 and 2 go at once */
+#define PACED_BURST	2
 
 /*
  * A sender that waits exactly as long as the bucket says: after the
@@ -259,10 +257,10 @@ static void rate_tb_paced_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, burst, (unsigned int)PACED_BURST);
 	KUNIT_EXPECT_EQ(test, off_pace, 0U);
-	/* 999 * 1.2 ms - 52.4288 ms */
-	KUNIT_EXPECT_EQ(test, t - T0, 1146371200ULL);
-	/* from packet 45 to packet 1000: 955 costs, to the nanosecond */
-	KUNIT_EXPECT_EQ(test, t - T0 - 371200, (PACED_PKTS - 45) * PACED_COST);
+	/* 999 * 1.2 ms - 2 ms */
+	KUNIT_EXPECT_EQ(test, t - T0, 1196800000ULL);
+	/* packet 3 left at 0.4 ms; from it to packet 1000: 997 costs */
+	KUNIT_EXPECT_EQ(test, t - T0 - 400000, (PACED_PKTS - 3) * PACED_COST);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), PACED_COST);
 }
 
@@ -278,16 +276,16 @@ static void rate_tb_change_test(struct kunit *test)
 	u64 t = T0;
 
 	sroce_tb_set(&tb, MBIT10, t);
-	sroce_tb_charge(&tb, SROCE_RATE_MIN_BURST + 1000);
+	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
 	/* 1000 bytes owed: 8 ms at 1 Mbit/s */
 	sroce_tb_set(&tb, 125000, t);
 	KUNIT_EXPECT_EQ(test, tb.ns_per_byte, 8000ULL << 32);
-	KUNIT_EXPECT_EQ(test, tb.depth, 524288000LL);
+	KUNIT_EXPECT_EQ(test, tb.depth, 2000000LL);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 8000000ULL);
 	/* 4 ms later 500 bytes are owed: 40 us at 100 Mbit/s */
 	t += 4000000;
 	sroce_tb_set(&tb, 12500000, t);
-	KUNIT_EXPECT_EQ(test, tb.depth, 5242880LL);
+	KUNIT_EXPECT_EQ(test, tb.depth, 2000000LL);
 	KUNIT_EXPECT_EQ(test, tb.stamp, t);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 40000ULL);
 	/* 10 us later, unlimited: nothing is owed */
@@ -302,7 +300,7 @@ static void rate_tb_change_test(struct kunit *test)
 	sroce_tb_set(&tb, MBIT10, t);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
 	KUNIT_EXPECT_EQ(test, tb.stamp, t);
-	/* a full 52 ms bucket at 1 Gbit/s holds 2 ms */
+	/* a full bucket at 1 Gbit/s holds 2 ms as well */
 	sroce_tb_set(&tb, 125000000, t);
 	KUNIT_EXPECT_EQ(test, tb.credit, 2000000LL);
 	/* and keeps them at 10 Mbit/s: no refill without time */
