@@ -711,6 +711,36 @@ static void dq_rp_period_test(struct kunit *test)
 }
 
 /*
+ * A timer callback that waited for the reaction point's lock while a CNP
+ * restarted its timer finds the timer queued again: the expiry it
+ * handles belongs to the period the CNP ended. It must neither raise the
+ * rate just cut nor end the alpha period the CNP marked; the restarted
+ * timer keeps the new period. The callbacks are called here as the
+ * hrtimer core calls them, their timers queued by the cut.
+ */
+static void dq_rp_stale_timer_test(struct kunit *test)
+{
+	struct sroce_ccfix *x = sroce_ccfix_init(test, IB_QPT_RC, false);
+	struct sroce_dcqcn *d = &x->qp->cc;
+
+	sroce_ccfix_cnp_rx(test, x, CCFIX_CNP);
+	KUNIT_ASSERT_TRUE(test, hrtimer_is_queued(&d->rise_timer));
+	KUNIT_ASSERT_TRUE(test, hrtimer_is_queued(&d->alpha_timer));
+
+	KUNIT_EXPECT_EQ(test, d->rise_timer.function(&d->rise_timer),
+			HRTIMER_NORESTART);
+	KUNIT_EXPECT_EQ(test, sroce_rate_bps(&x->qp->rate), DQ_MAX_BPS / 2);
+	KUNIT_EXPECT_EQ(test, d->s.t_stage, 0U);
+	KUNIT_EXPECT_EQ(test, d->s.stage, CUT);
+	KUNIT_EXPECT_TRUE(test, hrtimer_is_queued(&d->rise_timer));
+
+	KUNIT_EXPECT_EQ(test, d->alpha_timer.function(&d->alpha_timer),
+			HRTIMER_NORESTART);
+	KUNIT_EXPECT_TRUE(test, d->s.cnp_seen);
+	KUNIT_EXPECT_TRUE(test, hrtimer_is_queued(&d->alpha_timer));
+}
+
+/*
  * The CNP the QP sent is the capture's but for the direction (the QP is
  * the capture's receiver), the IP identification and checksum, and the
  * ICRC, which covers the identification: checksum and ICRC must be right.
@@ -841,6 +871,7 @@ static struct kunit_case sroce_dcqcn_test_cases[] = {
 	KUNIT_CASE_PARAM(dq_ecn_test, dq_ecn_gen_params),
 	KUNIT_CASE_PARAM(dq_rp_test, dq_rp_gen_params),
 	KUNIT_CASE(dq_rp_period_test),
+	KUNIT_CASE(dq_rp_stale_timer_test),
 	KUNIT_CASE(dq_np_test),
 	KUNIT_CASE_PARAM(dq_np_quiet_test, dq_np_gen_params),
 	{}

@@ -205,6 +205,22 @@ static u64 sroce_dcqcn_limit(const struct sroce_dcqcn_state *s)
 	return s->active ? s->rc : 0;
 }
 
+/*
+ * Is the expiry a timer's callback handles still due? A CNP may restart
+ * the timer (sroce_dcqcn_cnp(), under @d->lock) while the callback waits
+ * for that lock: the timer is then queued again, for the period the CNP
+ * began, and the expiry belongs to the period it ended. Handling it
+ * would raise a rate just cut, or end an alpha period in which a CNP
+ * came. Called under @d->lock; a callback that goes on forwards its
+ * timer before it lets go, so that no restart comes between (forwarding
+ * a queued timer is a bug hrtimer_forward() warns of).
+ */
+static bool sroce_dcqcn_due(struct sroce_dcqcn *d, struct hrtimer *timer)
+{
+	lockdep_assert_held(&d->lock);
+	return d->s.active && !d->stopped && !hrtimer_is_queued(timer);
+}
+
 static enum hrtimer_restart sroce_dcqcn_alpha_fire(struct hrtimer *timer)
 {
 	struct sroce_dcqcn *d = container_of(timer, struct sroce_dcqcn,
@@ -215,15 +231,15 @@ static enum hrtimer_restart sroce_dcqcn_alpha_fire(struct hrtimer *timer)
 
 	sroce_dcqcn_cfg_get(&c, d->cc);
 	spin_lock_irqsave(&d->lock, flags);
-	active = d->s.active && !d->stopped;
-	if (active)
+	active = sroce_dcqcn_due(d, timer);
+	if (active) {
 		sroce_dcqcn_alpha_tick(&d->s, &c);
+		hrtimer_forward_now(timer,
+				    sroce_dcqcn_period(d->cc,
+						       SROCE_CC_RP_ALPHA_PERIOD));
+	}
 	spin_unlock_irqrestore(&d->lock, flags);
-	if (!active)
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, sroce_dcqcn_period(d->cc,
-						      SROCE_CC_RP_ALPHA_PERIOD));
-	return HRTIMER_RESTART;
+	return active ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /*
@@ -242,7 +258,7 @@ static enum hrtimer_restart sroce_dcqcn_rise_fire(struct hrtimer *timer)
 
 	sroce_dcqcn_cfg_get(&c, d->cc);
 	spin_lock_irqsave(&d->lock, flags);
-	active = d->s.active && !d->stopped;
+	active = sroce_dcqcn_due(d, timer);
 	if (active) {
 		sent = sroce_rate_sent(d->rate);
 		sroce_dcqcn_timer_event(&d->s, &c, sent - d->sent_mark);
@@ -253,12 +269,12 @@ static enum hrtimer_restart sroce_dcqcn_rise_fire(struct hrtimer *timer)
 			       sroce_dcqcn_limit(&d->s));
 		active = d->s.active;
 	}
+	if (active)
+		hrtimer_forward_now(timer,
+				    sroce_dcqcn_period(d->cc,
+						       SROCE_CC_RP_TIME_RESET));
 	spin_unlock_irqrestore(&d->lock, flags);
-	if (!active)
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, sroce_dcqcn_period(d->cc,
-						      SROCE_CC_RP_TIME_RESET));
-	return HRTIMER_RESTART;
+	return active ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /**
