@@ -162,6 +162,8 @@ void sroce_dcqcn_rise(struct sroce_dcqcn_state *s,
 		s->rt += c->ai_rate;
 		s->stage = SROCE_DCQCN_ADDITIVE;
 	}
+	/* rp_max_rate_mbps may have been lowered below the rate */
+	s->rc = min(s->rc, c->max_rate);
 	s->rt = clamp(s->rt, s->rc, c->max_rate);
 	s->rc = s->rt - (s->rt - s->rc) / 2;
 	if (s->rc >= c->max_rate) {
@@ -207,20 +209,19 @@ static u64 sroce_dcqcn_limit(const struct sroce_dcqcn_state *s)
 }
 
 /*
- * Should a timer callback of @d run again, one period on? Not if @active
- * is false, and not if a CNP started the timer anew while the callback
- * ran (sroce_dcqcn_cnp() does so under @d->lock): that start stands, and
- * forwarding a queued timer is not allowed.
+ * Is the expiry a timer's callback handles still due? A CNP may restart
+ * the timer (sroce_dcqcn_cnp(), under @d->lock) while the callback waits
+ * for that lock: the timer is then queued again, for the period the CNP
+ * began, and the expiry belongs to the period it ended. Handling it
+ * would raise a rate just cut, or end an alpha period in which a CNP
+ * came. Called under @d->lock; a callback that goes on forwards its
+ * timer before it lets go, so that no restart comes between (forwarding
+ * a queued timer is a bug hrtimer_forward() warns of).
  */
-static bool sroce_dcqcn_rearm(struct sroce_dcqcn *d, struct hrtimer *timer,
-			      bool active, enum sroce_cc_param period)
-	__must_hold(&d->lock)
+static bool sroce_dcqcn_due(struct sroce_dcqcn *d, struct hrtimer *timer)
 {
 	lockdep_assert_held(&d->lock);
-	if (!active || hrtimer_is_queued(timer))
-		return false;
-	hrtimer_forward_now(timer, sroce_dcqcn_period(d->cc, period));
-	return true;
+	return d->s.active && !d->stopped && !hrtimer_is_queued(timer);
 }
 
 static enum hrtimer_restart sroce_dcqcn_alpha_fire(struct hrtimer *timer)
@@ -233,10 +234,13 @@ static enum hrtimer_restart sroce_dcqcn_alpha_fire(struct hrtimer *timer)
 
 	sroce_dcqcn_cfg_get(&c, d->cc);
 	spin_lock_irqsave(&d->lock, flags);
-	active = d->s.active && !d->stopped;
-	if (active)
+	active = sroce_dcqcn_due(d, timer);
+	if (active) {
 		sroce_dcqcn_alpha_tick(&d->s, &c);
-	active = sroce_dcqcn_rearm(d, timer, active, SROCE_CC_RP_ALPHA_PERIOD);
+		hrtimer_forward_now(timer,
+				    sroce_dcqcn_period(d->cc,
+						       SROCE_CC_RP_ALPHA_PERIOD));
+	}
 	spin_unlock_irqrestore(&d->lock, flags);
 	return active ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
@@ -257,7 +261,7 @@ static enum hrtimer_restart sroce_dcqcn_rise_fire(struct hrtimer *timer)
 
 	sroce_dcqcn_cfg_get(&c, d->cc);
 	spin_lock_irqsave(&d->lock, flags);
-	active = d->s.active && !d->stopped;
+	active = sroce_dcqcn_due(d, timer);
 	if (active) {
 		sent = sroce_rate_sent(d->rate);
 		sroce_dcqcn_timer_event(&d->s, &c, sent - d->sent_mark);
@@ -268,7 +272,10 @@ static enum hrtimer_restart sroce_dcqcn_rise_fire(struct hrtimer *timer)
 			       sroce_dcqcn_limit(&d->s));
 		active = d->s.active;
 	}
-	active = sroce_dcqcn_rearm(d, timer, active, SROCE_CC_RP_TIME_RESET);
+	if (active)
+		hrtimer_forward_now(timer,
+				    sroce_dcqcn_period(d->cc,
+						       SROCE_CC_RP_TIME_RESET));
 	spin_unlock_irqrestore(&d->lock, flags);
 	return active ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
