@@ -334,7 +334,7 @@ check_budgets() {
 
 # check_vm_suites KERNEL RUN: one pass/fail per test of the scenarios that
 # run a suite (verbs, rcops, uc, ud, srq, cm, perftest, ringfuzz, pktfuzz,
-# teardown, teardown-local, local, scale and, from guest a of the
+# teardown, teardown-local, local, scale, rate and, from guest a of the
 # two-guest scenarios, interop, interop-read and wire-faults:
 # "ok N - name", "not ok N - name: why";
 # integrity: "tag op=... result=PASS|FAIL"; kverbs: "sroce-kverbs: ok name",
@@ -357,6 +357,7 @@ check_vm_suites() {
 		    "$run/$kernel"/teardown-local/results/teardown.txt \
 		    "$run/$kernel"/local/results/local.txt \
 		    "$run/$kernel"/scale/results/scale.txt \
+		    "$run/$kernel"/rate/results/rate.txt \
 		    "$run/$kernel"/interop/a/results/interop.txt \
 		    "$run/$kernel"/interop-read/a/results/interop-read.txt \
 		    "$run/$kernel"/wire-faults/a/results/wire-faults.txt; do

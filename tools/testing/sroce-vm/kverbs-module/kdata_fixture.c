@@ -161,15 +161,18 @@ long kd_pages_diff(struct kd_pages *pg, size_t off, size_t len,
 /* ---- the QP pair --------------------------------------------------------- */
 
 /*
- * Completion events: only data-flush-repost asks for them. Its handler
- * re-arms and, the first time, posts a receive to the QP whose flush is
- * calling it.
+ * Completion events: data-flush-repost asks for them, and so do checks
+ * that wait for completions (e->comp_hook). The repost work re-arms and,
+ * the first time, posts a receive to the QP whose flush is calling it.
  */
 static void kd_comp_handler(struct ib_cq *cq, void *ctx)
 {
 	struct kd_end *e = ctx;
+	void (*hook)(struct kd_end *e) = READ_ONCE(e->comp_hook);
 	struct kd_repost *r = READ_ONCE(e->repost);
 
+	if (hook)
+		hook(e);
 	if (!r)
 		return;
 	r->calls++;
@@ -269,6 +272,7 @@ static void kd_end_destroy(struct kd_ctx *c, struct kd_end *e)
 	e->cq = NULL;
 	e->pd = NULL;
 	e->repost = NULL;
+	e->comp_hook = NULL;
 }
 
 /* RESET -> INIT -> RTR -> RTS, connected to @peer. */

@@ -52,6 +52,8 @@ struct kd_repost {
  * @gid: that GID
  * @mac: the MAC of that GID's netdev
  * @repost: the CQ handler's work, if any
+ * @comp_hook: called first by the CQ handler, if set: lets a check sleep
+ *	until completions come instead of polling (sroce_vm_krate)
  * @drained: IB_EVENT_SQ_DRAINED events
  */
 struct kd_end {
@@ -63,6 +65,7 @@ struct kd_end {
 	union ib_gid gid;
 	u8 mac[ETH_ALEN];
 	struct kd_repost *repost;
+	void (*comp_hook)(struct kd_end *e);
 	atomic_t drained;
 };
 
