@@ -208,6 +208,46 @@ static void rate_tb_deficit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, T0 + 800000), 52428800ULL);
 }
 
+/*
+ * A bucket that turned its engine away (sroce_tb_wait() found it in
+ * debt) makes up for a late wake-up: the time past the debt counts as
+ * credit up to SROCE_RATE_LATE_NS, not only up to the depth, and what is
+ * made up stays until spent. A bucket merely idle is capped at the depth.
+ */
+static void rate_tb_late_test(struct kunit *test)
+{
+	struct sroce_tb tb = {};
+	u64 t = T0;
+
+	sroce_tb_set(&tb, MBIT10, t);
+	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 800000ULL);
+	KUNIT_EXPECT_TRUE(test, tb.held);
+	/* the engine runs 5 ms after the debt was paid: 5 ms of credit */
+	t += 800000 + 5000000;
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
+	KUNIT_EXPECT_FALSE(test, tb.held);
+	KUNIT_EXPECT_EQ(test, tb.credit, 5000000LL);
+	/* idle now: nothing more is earned, and nothing is taken away */
+	t += 30000000;
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
+	KUNIT_EXPECT_EQ(test, tb.credit, 5000000LL);
+	/* 10 ms of bytes pass on it, and owe 5 ms */
+	sroce_tb_charge(&tb, 12500);
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 5000000ULL);
+	/* a wake-up 50 ms late is made up for up to SROCE_RATE_LATE_NS */
+	t += 5000000 + 50000000;
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
+	KUNIT_EXPECT_EQ(test, tb.credit, (s64)SROCE_RATE_LATE_NS);
+	/* a limit taken away and set again starts full, not held */
+	sroce_tb_charge(&tb, 100000);
+	KUNIT_EXPECT_NE(test, sroce_tb_wait(&tb, t), 0ULL);
+	sroce_tb_set(&tb, 0, t);
+	KUNIT_EXPECT_FALSE(test, tb.held);
+	sroce_tb_set(&tb, MBIT10, t);
+	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
+}
+
 /* A clock read before the bucket's stamp changes nothing. */
 static void rate_tb_backwards_test(struct kunit *test)
 {
@@ -779,6 +819,7 @@ static struct kunit_case sroce_rate_test_cases[] = {
 	KUNIT_CASE(rate_tb_refill_test),
 	KUNIT_CASE(rate_tb_deficit_test),
 	KUNIT_CASE(rate_tb_backwards_test),
+	KUNIT_CASE(rate_tb_late_test),
 	KUNIT_CASE(rate_tb_paced_test),
 	KUNIT_CASE(rate_tb_change_test),
 	KUNIT_CASE(rate_from_kbps_test),

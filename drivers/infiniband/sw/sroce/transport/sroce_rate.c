@@ -20,7 +20,9 @@
  * still send at line speed, and a packet costs its length at the limited
  * rate. A packet passes while the credit is not negative, so any packet
  * passes an idle gate and a run of them averages exactly the rate; the
- * credit saved while idle is capped at SROCE_RATE_BURST_NS.
+ * credit saved while idle is capped at SROCE_RATE_BURST_NS, and while an
+ * engine the gate turned away waits for its wake-up at
+ * SROCE_RATE_LATE_NS: a wake-up that comes late is made up for.
  *
  * Packets are counted as they leave the QP: BTH, extension headers,
  * payload, pad and ICRC (sroce_tx_len()), not the UDP, IP and Ethernet
@@ -53,18 +55,24 @@ u64 sroce_tb_cost(const struct sroce_tb *tb, u32 bytes)
 	return mul_u64_u32_shr(tb->ns_per_byte, bytes, 32);
 }
 
-/* Add the credit earned since @tb->stamp, up to the bucket's depth. */
+/*
+ * Add the credit earned since @tb->stamp, up to the bucket's depth, or
+ * up to SROCE_RATE_LATE_NS while an engine it turned away waits. Credit
+ * already above the cap (made up for a late wake-up) is kept until spent.
+ */
 static void sroce_tb_refill(struct sroce_tb *tb, u64 now)
 {
-	u64 elapsed, room;
+	s64 cap = tb->held ? SROCE_RATE_LATE_NS : tb->depth;
+	u64 elapsed;
 
 	if (now <= tb->stamp)
 		return;
 	elapsed = now - tb->stamp;
 	tb->stamp = now;
-	room = tb->depth - tb->credit;	/* credit <= depth */
-	if (elapsed >= room)
-		tb->credit = tb->depth;
+	if (tb->credit >= cap)
+		return;
+	if (elapsed >= (u64)(cap - tb->credit))
+		tb->credit = cap;
 	else
 		tb->credit += elapsed;
 }
@@ -95,6 +103,7 @@ void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now)
 		tb->ns_per_byte = 0;
 		tb->depth = 0;
 		tb->credit = 0;
+		tb->held = false;
 		return;
 	}
 	/* NSEC_PER_SEC << 32 is below 2^63 */
@@ -116,12 +125,17 @@ void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now)
  * @tb: the bucket, limited
  * @now: the time, in ns
  *
+ * A bucket found in debt is held: the time until its engine runs again
+ * earns credit beyond the depth (see sroce_tb_refill()), so that a late
+ * wake-up does not cost rate.
+ *
  * Return: 0 when it is not in debt, else the ns until the debt is paid.
  */
 u64 sroce_tb_wait(struct sroce_tb *tb, u64 now)
 {
 	sroce_tb_refill(tb, now);
-	return tb->credit < 0 ? -tb->credit : 0;
+	tb->held = tb->credit < 0;
+	return tb->held ? -tb->credit : 0;
 }
 
 /**
@@ -206,6 +220,7 @@ void sroce_rate_reset(struct sroce_rate *rl)
 	if (rl->tb.bps) {
 		rl->tb.credit = rl->tb.depth;
 		rl->tb.stamp = ktime_get_ns();
+		rl->tb.held = false;
 	}
 	spin_unlock_irqrestore(&rl->lock, flags);
 }

@@ -22,6 +22,13 @@ struct sroce_task;
  * an idle gate: the bucket goes into debt for it.
  */
 #define SROCE_RATE_BURST_NS	(2 * NSEC_PER_MSEC)
+/*
+ * The credit a bucket may gather while an engine it turned away waits
+ * to run again: a wake-up that comes late (a busy or preempted CPU; under
+ * QEMU TCG a few ms is common) is made up for by a burst, up to this
+ * much, instead of being lost as idle time.
+ */
+#define SROCE_RATE_LATE_NS	(20 * NSEC_PER_MSEC)
 
 /**
  * struct sroce_tb - a token bucket kept in nanoseconds of sending time
@@ -31,6 +38,8 @@ struct sroce_task;
  * @credit: the credit in ns; below zero the bucket is in debt, and
  *	nothing passes until the debt is paid
  * @stamp: when @credit was last brought up to date, in ns
+ * @held: the last sroce_tb_wait() found the bucket in debt: until a
+ *	packet passes, the credit may grow to SROCE_RATE_LATE_NS
  *
  * A packet passes while the credit is not negative and costs its bytes'
  * sending time, which may take the credit below zero: any packet passes
@@ -42,6 +51,7 @@ struct sroce_tb {
 	s64 depth;
 	s64 credit;
 	u64 stamp;
+	bool held;
 };
 
 void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now);
