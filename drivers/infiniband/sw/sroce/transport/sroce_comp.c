@@ -63,11 +63,23 @@
  * @qp: the QP; a request packet was just sent
  * @p: its parameters (timeout 0 means no timer)
  *
+ * A QP that its gate limits (sroce_rate.c: IB_QP_RATE_LIMIT, a static
+ * rate, congestion control) sends its packets only as fast as the gate
+ * lets them out, and asks for an ACK only at the end of a message and
+ * every SROCE_ACKREQ_INTERVAL packets: at a low rate that takes longer
+ * than the local ACK timeout with nothing lost (a 64 KiB message at
+ * 7.8 Mbit/s, the default 67 ms), and every expiry resends what was not
+ * lost and uses up retry_cnt. For such a QP the timer starts again at
+ * every packet sent: it then measures the silence after the last one,
+ * which is what finds a lost request.
+ *
  * Context: any.
  */
 void sroce_comp_arm_retry(struct sroce_qp *qp, const struct sroce_qp_params *p)
 {
-	if (p->timeout && !timer_pending(&qp->comp.retry_timer))
+	if (!p->timeout)
+		return;
+	if (sroce_rate_bps(&qp->rate) || !timer_pending(&qp->comp.retry_timer))
 		mod_timer(&qp->comp.retry_timer,
 			  jiffies + sroce_ack_timeout(p->timeout));
 }
