@@ -177,6 +177,8 @@ static void usage(void)
 		"  -r N         retry_cnt (default 7)\n"
 		"  -R N         rnr_retry (default 7)\n"
 		"  -w SECONDS   progress watchdog (default 30)\n"
+		"  -D SECONDS   stop posting after SECONDS (-n, -c are then the most sent)\n"
+		"  -P MS        a progress line (time, bytes done) every MS ms\n"
 		"  -p PSN       first PSN (default 0xfffff0: wraps at once)\n"
 		"  -Q rc|uc|ud  transport (default rc); -u is -Q uc, -d is -Q ud.  UC: send and\n"
 		"               write only; UD: send only, -s at most -m (default -m, also\n"
@@ -213,6 +215,7 @@ static void check_opts(struct opts *o)
 {
 	if (o->depth < 2 || o->depth > 4096 || o->sges < 1 || o->sges > PAT_MAX_PIECES ||
 	    o->timeout > 31 || o->retry > 7 || o->rnr_retry > 7 || !o->watchdog ||
+	    !(o->duration >= 0 && o->duration <= 86400) || o->progress_ms > 3600000 ||
 	    o->size > (1u << 26) ||
 	    (o->mtu != 256 && o->mtu != 512 && o->mtu != 1024 && o->mtu != 2048 &&
 	     o->mtu != 4096))
@@ -243,7 +246,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		.rnr_retry = 7, .watchdog = 30, .psn = 0xfffff0,
 		.qpt = QPK_RC, .loss_pct = 0, .quiet_ms = 200,
 	};
-	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:p:Q:udL:I:vTh")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:D:P:p:Q:udL:I:vTh")) != -1) {
 		switch (c) {
 		case 'a': o->dev[0] = optarg; break;
 		case 'b': o->dev[1] = optarg; break;
@@ -264,6 +267,8 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'r': o->retry = (unsigned int)atoi(optarg); break;
 		case 'R': o->rnr_retry = (unsigned int)atoi(optarg); break;
 		case 'w': o->watchdog = (unsigned int)atoi(optarg); break;
+		case 'D': o->duration = atof(optarg); break;
+		case 'P': o->progress_ms = (unsigned int)atoi(optarg); break;
 		case 'p': o->psn = (uint32_t)strtoul(optarg, NULL, 0) & 0xffffff; break;
 		case 'Q': o->qpt = parse_qp(optarg); break;
 		case 'u': o->qpt = QPK_UC; break;
@@ -397,7 +402,12 @@ int main(int argc, char **argv)
 			r->s[0].name, r->s[1].name, r->s[0].qp->qp_num,
 			r->s[1].qp->qp_num, r->span);
 	t0 = now_s();
+	r->t0 = t0;
+	if (r->o.progress_ms)
+		printf("sroce_integrity: progress start mono=%.6f qpn=0x%x peer_qpn=0x%x\n",
+		       t0, r->s[0].qp->qp_num, r->s[1].qp->qp_num);
 	if (!r->failed && !run_loop(r)) {
+		progress_end(r);
 		secs = now_s() - t0;
 		if (!check_quiet(r) && r->o.op == OP_ATOMIC)
 			check_atomic_targets(r);

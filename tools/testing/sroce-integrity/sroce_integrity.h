@@ -42,6 +42,8 @@ struct opts {
 	enum qp_kind qpt;
 	double loss_pct;	/* UC: most messages that may be lost, % */
 	unsigned int quiet_ms;	/* UC: silence after which missing seqs are lost */
+	double duration;	/* -D: stop posting after this many seconds, 0: never */
+	unsigned int progress_ms;	/* -P: a progress line this often, 0: none */
 };
 
 struct side {
@@ -84,6 +86,13 @@ struct run {
 	uint64_t posted, completed, verified, recvs_posted, recvs_done;
 	uint64_t bytes_posted, nmsgs;
 	int posting_done;
+	/*
+	 * t0: when the transfer began (CLOCK_MONOTONIC, s); next_report: when
+	 * the next progress line (-P) is due; bytes_done: the bytes of the
+	 * first msgs_done messages, those done so far (progress_done()).
+	 */
+	double t0, next_report;
+	uint64_t bytes_done, msgs_done;
 	uint64_t model[ATOMIC_TARGETS];
 	struct timespec last_progress;
 	int failed;

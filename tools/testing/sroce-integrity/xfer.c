@@ -54,8 +54,15 @@ int post_recv(struct run *r)
 /* ------------------------------------------------------------------ */
 /* Requester posts */
 
+/*
+ * The last message: the volume (-n) or count (-c) is reached, or the
+ * duration (-D) is over. The last message of a WRITE run carries an
+ * immediate, so that B verifies it too, wherever the run stops.
+ */
 static int is_last(struct run *r, uint32_t len)
 {
+	if (r->o.duration > 0 && now_s() - r->t0 >= r->o.duration)
+		return 1;
 	if (r->o.op == OP_ATOMIC)
 		return r->posted + 1 >= r->o.count;
 	return r->bytes_posted + len >= r->o.bytes;
@@ -447,6 +454,47 @@ static int finished(const struct run *r)
 	return 1;
 }
 
+/*
+ * Messages done: on RC SEND and WRITE those B verified, otherwise those
+ * A's requester completed (a READ is verified when it completes; on UC
+ * and UD B's count includes lost messages).
+ */
+static void progress_done(struct run *r)
+{
+	uint64_t upto = r->completed;
+
+	if (!is_unrel(r) && (r->o.op == OP_SEND || r->o.op == OP_WRITE))
+		upto = r->verified;
+	for (; r->msgs_done < upto; r->msgs_done++)
+		r->bytes_done += r->o.op == OP_ATOMIC ? 8 :
+				 msg_len(r, (uint32_t)r->msgs_done);
+}
+
+/*
+ * -P: one line per period with the time (since the start and on
+ * CLOCK_MONOTONIC, which another process or the kernel's trace clock
+ * "mono" can be lined up with) and the bytes done so far.
+ */
+static void progress_report(struct run *r, double t)
+{
+	if (!r->o.progress_ms || t < r->next_report)
+		return;
+	progress_done(r);
+	printf("sroce_integrity: progress t=%.3f mono=%.6f bytes=%" PRIu64
+	       " msgs=%" PRIu64 "\n", t - r->t0, t, r->bytes_done, r->msgs_done);
+	while (r->next_report <= t)
+		r->next_report += r->o.progress_ms / 1000.0;
+}
+
+/* The last progress line, at the end of the run. */
+void progress_end(struct run *r)
+{
+	if (!r->o.progress_ms)
+		return;
+	r->next_report = 0;
+	progress_report(r, now_s());
+}
+
 static void progress_dump(struct run *r, const char *why)
 {
 	fail(r, "%s: posted %" PRIu64 ", completed %" PRIu64 ", verified %" PRIu64
@@ -460,6 +508,7 @@ int run_loop(struct run *r)
 	double last = now_s(), t;
 	int n, ms = 200;
 
+	r->next_report = last;
 	for (;;) {
 		while ((n = post_one(r)) > 0)
 			;
@@ -469,6 +518,7 @@ int run_loop(struct run *r)
 		if (n < 0)
 			return -1;
 		t = now_s();
+		progress_report(r, t);
 		if (n > 0) {
 			last = t;
 			continue;
@@ -488,6 +538,8 @@ int run_loop(struct run *r)
 		}
 		if (is_unrel(r) && r->o.quiet_ms < 200)
 			ms = (int)r->o.quiet_ms;
+		if (r->o.progress_ms && (int)r->o.progress_ms < ms)
+			ms = (int)r->o.progress_ms;
 		if (wait_events(r, ms))
 			return -1;
 	}

@@ -14,6 +14,7 @@ int post_one(struct run *r);
 int report_bad(struct run *r, const char *what, uint32_t seq, uint32_t len,
 	       const uint8_t *slot, const struct pat_result *res);
 int run_loop(struct run *r);
+void progress_end(struct run *r);
 int check_quiet(struct run *r);
 int check_atomic_targets(struct run *r);
 
