@@ -466,6 +466,61 @@ static void rate_gate_timer_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl->closed, 2ULL);
 }
 
+/*
+ * The slice a held engine waits for beyond its debt: a train's sending
+ * time, at most 1 ms (10 and 100 Mbit/s: 1 ms; 1 Gbit/s: 64 KiB at 8 ns
+ * a byte; 10 Gbit/s: at 0.8 ns).
+ */
+static void rate_tb_slice_test(struct kunit *test)
+{
+	struct sroce_tb tb = {};
+
+	sroce_tb_set(&tb, MBIT10, T0);
+	KUNIT_EXPECT_EQ(test, tb.slice, (u64)NSEC_PER_MSEC);
+	sroce_tb_set(&tb, MBIT10 * 10, T0);
+	KUNIT_EXPECT_EQ(test, tb.slice, (u64)NSEC_PER_MSEC);
+	sroce_tb_set(&tb, MBIT10 * 100, T0);
+	KUNIT_EXPECT_EQ(test, tb.slice, 524288ULL);
+	sroce_tb_set(&tb, MBIT10 * 1000, T0);
+	KUNIT_EXPECT_EQ(test, tb.slice, 52428ULL);
+	sroce_tb_set(&tb, 0, T0);
+	KUNIT_EXPECT_EQ(test, tb.slice, 0ULL);
+}
+
+#define SLICE_BPS	12500000ULL	/* 100 Mbit/s */
+#define SLICE_PKT	1500		/* 120 us at SLICE_BPS */
+
+/*
+ * An engine turned away at 100 Mbit/s is woken a slice (1 ms) after its
+ * debt is paid, not at once, and then sends a train: at least the
+ * slice's eight 1500-byte packets before the gate closes again.
+ */
+static void rate_gate_slice_test(struct kunit *test)
+{
+	struct rate_waiter *w = rate_waiter_new(test);
+	struct sroce_rate *rl = rate_gate_new(test, &w->task, NULL);
+	unsigned int train = 0;
+	u64 paid;
+
+	sroce_rate_set(rl, SROCE_RATE_SRC_QP, SLICE_BPS);
+	rate_gate_owe(test, rl, 125000);	/* 10 ms */
+	paid = rate_gate_paid_at(rl);
+	if (sroce_rate_open(rl, SROCE_RATE_REQ)) {
+		KUNIT_ASSERT_GE(test, ktime_get_ns(), paid);
+		kunit_skip(test, "the test stalled past the 10 ms debt");
+	}
+	KUNIT_EXPECT_GE(test, (u64)ktime_to_ns(hrtimer_get_expires(&rl->timer)),
+			paid + NSEC_PER_MSEC);
+	KUNIT_ASSERT_TRUE(test, rate_waiter_wait(w));
+	KUNIT_EXPECT_GE(test, w->first_ns, paid + NSEC_PER_MSEC);
+	while (train < 1000 && sroce_rate_open(rl, SROCE_RATE_REQ)) {
+		sroce_rate_charge(rl, SLICE_PKT);
+		train++;
+	}
+	KUNIT_EXPECT_GE(test, train, 9U);
+	KUNIT_EXPECT_LT(test, train, 1000U);
+}
+
 /* 1 Mbit/s, and 1,250,000 bytes owed: 10 s */
 #define HELD_BPS	125000ULL
 #define HELD_OWED	1250000U
@@ -822,12 +877,14 @@ static struct kunit_case sroce_rate_test_cases[] = {
 	KUNIT_CASE(rate_tb_late_test),
 	KUNIT_CASE(rate_tb_paced_test),
 	KUNIT_CASE(rate_tb_change_test),
+	KUNIT_CASE(rate_tb_slice_test),
 	KUNIT_CASE(rate_from_kbps_test),
 	KUNIT_CASE(rate_from_static_test),
 	KUNIT_CASE(rate_lowest_test),
 	KUNIT_CASE(rate_gate_timer_test),
 	KUNIT_CASE(rate_gate_cut_test),
 	KUNIT_CASE(rate_gate_raise_test),
+	KUNIT_CASE(rate_gate_slice_test),
 	KUNIT_CASE(rate_qp_limit_test),
 	KUNIT_CASE(rate_qp_bad_lkey_test),
 	KUNIT_CASE(rate_qp_write_test),

@@ -22,7 +22,11 @@
  * passes an idle gate and a run of them averages exactly the rate; the
  * credit saved while idle is capped at SROCE_RATE_BURST_NS, and while an
  * engine the gate turned away waits for its wake-up at
- * SROCE_RATE_LATE_NS: a wake-up that comes late is made up for.
+ * SROCE_RATE_LATE_NS: a wake-up that comes late is made up for. The
+ * timer lets a slice of credit build beyond the debt before it wakes the
+ * engine, so a paced QP sends trains of packets, not one per wake-up: a
+ * timer, a task run and a transmit per packet cost more CPU than the
+ * packet itself, and a sender short of CPU falls below its rate.
  *
  * Packets are counted as they leave the QP: BTH, extension headers,
  * payload, pad and ICRC (sroce_tx_len()), not the UDP, IP and Ethernet
@@ -103,6 +107,7 @@ void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now)
 		tb->ns_per_byte = 0;
 		tb->depth = 0;
 		tb->credit = 0;
+		tb->slice = 0;
 		tb->held = false;
 		return;
 	}
@@ -110,6 +115,8 @@ void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now)
 	tb->ns_per_byte = max_t(u64, 1,
 				div64_u64((u64)NSEC_PER_SEC << 32, bps));
 	tb->depth = SROCE_RATE_BURST_NS;
+	tb->slice = min_t(u64, sroce_tb_cost(tb, SROCE_RATE_SLICE_BYTES),
+			  SROCE_RATE_SLICE_NS);
 	if (!tb->bps)
 		tb->credit = tb->depth;
 	else if (owed)
@@ -263,7 +270,8 @@ void sroce_rate_set(struct sroce_rate *rl, enum sroce_rate_src src, u64 bps)
 			wake = rl->waiting;
 			rl->waiting = 0;
 		} else if (rl->waiting) {
-			hrtimer_start(&rl->timer, ns_to_ktime(-rl->tb.credit),
+			hrtimer_start(&rl->timer,
+				      ns_to_ktime(-rl->tb.credit + rl->tb.slice),
 				      HRTIMER_MODE_REL_SOFT);
 		}
 	}
@@ -301,7 +309,7 @@ bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e)
 	if (wait) {
 		rl->closed++;
 		rl->waiting |= BIT(e);
-		hrtimer_start(&rl->timer, ns_to_ktime(wait),
+		hrtimer_start(&rl->timer, ns_to_ktime(wait + rl->tb.slice),
 			      HRTIMER_MODE_REL_SOFT);
 	}
 	spin_unlock_irqrestore(&rl->lock, flags);

@@ -9,6 +9,7 @@
 #define SROCE_RATE_H
 
 #include <linux/hrtimer.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/time64.h>
 #include <linux/types.h>
@@ -29,6 +30,14 @@ struct sroce_task;
  * much, instead of being lost as idle time.
  */
 #define SROCE_RATE_LATE_NS	(20 * NSEC_PER_MSEC)
+/*
+ * An engine the gate turned away is woken once its debt is paid and this
+ * much more credit has built up, the sending time of a train's worth of
+ * bytes but no more than SROCE_RATE_SLICE_NS: one wake-up then sends a
+ * train, not a packet, and a slow QP still sends every millisecond.
+ */
+#define SROCE_RATE_SLICE_BYTES	SZ_64K
+#define SROCE_RATE_SLICE_NS	NSEC_PER_MSEC
 
 /**
  * struct sroce_tb - a token bucket kept in nanoseconds of sending time
@@ -38,6 +47,8 @@ struct sroce_task;
  * @credit: the credit in ns; below zero the bucket is in debt, and
  *	nothing passes until the debt is paid
  * @stamp: when @credit was last brought up to date, in ns
+ * @slice: the credit, in ns, an engine turned away waits for beyond its
+ *	debt (SROCE_RATE_SLICE_BYTES)
  * @held: the last sroce_tb_wait() found the bucket in debt: until a
  *	packet passes, the credit may grow to SROCE_RATE_LATE_NS
  *
@@ -51,6 +62,7 @@ struct sroce_tb {
 	s64 depth;
 	s64 credit;
 	u64 stamp;
+	u64 slice;
 	bool held;
 };
 
