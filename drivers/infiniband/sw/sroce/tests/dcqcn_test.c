@@ -36,6 +36,7 @@
 #include "transport/sroce_dcqcn.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_rate.h"
+#include "transport/sroce_rcv.h"
 #include "wire/sroce_icrc.h"
 #include "wire/sroce_pkt.h"
 
@@ -814,6 +815,36 @@ static void dq_np_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&x->qp->resp.rxq), 3U);
 }
 
+/*
+ * A CE-marked request whose ICRC is wrong is dropped as such before it
+ * can make the QP send a CNP: whoever sent it cannot slow the peer down.
+ * (The ICRC of a packet with a payload is otherwise checked later, by
+ * the engine that takes it.)
+ */
+static void dq_np_bad_icrc_test(struct kunit *test)
+{
+	struct sroce_ccfix *x = sroce_ccfix_init(test, IB_QPT_RC, false);
+	struct sroce_av av = x->in;
+	struct sk_buff *skb;
+
+	av.traffic_class = 0xb8 | INET_ECN_CE;
+	skb = sroce_ccfix_req_skb(test, x->sdev, &av, IB_OPCODE_RC_SEND_ONLY,
+				  CCFIX_QPN);
+	skb->data[skb->len - 1] ^= 0x01;
+	KUNIT_EXPECT_EQ(test, sroce_rcv_skb(x->sdev, skb, false), 0);
+	KUNIT_EXPECT_EQ(test, sroce_ccfix_count(x, SROCE_CNT_ICRC_ERR), 1ULL);
+	KUNIT_EXPECT_EQ(test, sroce_ccfix_count(x, SROCE_CNT_ECN_MARKED),
+			0ULL);
+	KUNIT_EXPECT_EQ(test, sroce_ccfix_count(x, SROCE_CNT_CNP_SENT), 0ULL);
+	KUNIT_EXPECT_EQ(test, x->wire.n, 0U);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&x->qp->resp.rxq), 0U);
+
+	/* the same with a good ICRC: one CNP, and the request queued */
+	sroce_ccfix_req_rx(test, x, INET_ECN_CE, CCFIX_PEER);
+	KUNIT_EXPECT_EQ(test, sroce_ccfix_count(x, SROCE_CNT_CNP_SENT), 1ULL);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&x->qp->resp.rxq), 1U);
+}
+
 struct dq_np_case {
 	const char *name;
 	bool ud;
@@ -876,6 +907,7 @@ static struct kunit_case sroce_dcqcn_test_cases[] = {
 	KUNIT_CASE(dq_rp_period_test),
 	KUNIT_CASE(dq_rp_stale_timer_test),
 	KUNIT_CASE(dq_np_test),
+	KUNIT_CASE(dq_np_bad_icrc_test),
 	KUNIT_CASE_PARAM(dq_np_quiet_test, dq_np_gen_params),
 	{}
 };

@@ -15,7 +15,7 @@
  * on another CPU, can do in parallel. Only the headers decide where such
  * a packet is queued; a READ request, an ACK or anything else without a
  * payload, which can change an engine's state as it is queued, is
- * checked first. A packet dropped on the way in is checked before its
+ * checked first, and so is one marked CE, for which a CNP may be sent. A packet dropped on the way in is checked before its
  * drop is counted, so that every counter keeps its meaning: rcvd_pkts
  * counts packets whose ICRC is good, icrc_err those whose is not.
  *
@@ -261,8 +261,18 @@ static void sroce_rcv_qp(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_qp_put(qp);
 		goto drop;
 	}
-	if (pkt->flags & SROCE_PKT_CE)
+	if (pkt->flags & SROCE_PKT_CE) {
+		/*
+		 * A CNP slows the peer down: only for a packet known to be
+		 * the peer's, so a marked one's ICRC is not left for later.
+		 */
+		if (!sroce_rcv_verify(sdev, skb)) {
+			sroce_qp_put(qp);
+			kfree_skb(skb);
+			return;
+		}
 		sroce_cnp_note_ce(qp);
+	}
 	if (req)
 		sroce_resp_queue(qp, skb);
 	else
