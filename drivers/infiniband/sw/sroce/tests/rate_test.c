@@ -521,6 +521,37 @@ static void rate_gate_slice_test(struct kunit *test)
 	KUNIT_EXPECT_LT(test, train, 1000U);
 }
 
+/*
+ * Packets the netdev refused give their cost back: a QP charged 10 ms
+ * beyond its bucket is open again, and the byte count congestion control
+ * reads is as before. A refund larger than the charges leaves no more
+ * than SROCE_RATE_LATE_NS of credit and a count of 0.
+ */
+static void rate_gate_refund_test(struct kunit *test)
+{
+	struct rate_waiter *w = rate_waiter_new(test);
+	struct sroce_rate *rl = rate_gate_new(test, &w->task, NULL);
+	u64 sent;
+
+	sroce_rate_set(rl, SROCE_RATE_SRC_QP, MBIT10);
+	sent = sroce_rate_sent(rl);
+	rate_gate_owe(test, rl, 12500);
+	KUNIT_EXPECT_EQ(test, sroce_rate_sent(rl) - sent,
+			MBIT10_DEPTH_BYTES + 12500ULL);
+	sroce_rate_refund(rl, MBIT10_DEPTH_BYTES + 12500);
+	KUNIT_EXPECT_EQ(test, sroce_rate_sent(rl), sent);
+	KUNIT_EXPECT_TRUE(test, sroce_rate_open(rl, SROCE_RATE_REQ));
+	KUNIT_EXPECT_EQ(test, rl->closed, 0ULL);
+
+	sroce_rate_refund(rl, U32_MAX);
+	KUNIT_EXPECT_EQ(test, sroce_rate_sent(rl), 0ULL);
+	KUNIT_EXPECT_LE(test, rl->tb.credit, (s64)SROCE_RATE_LATE_NS);
+	/* unlimited: nothing to give back */
+	sroce_rate_set(rl, SROCE_RATE_SRC_QP, 0);
+	sroce_rate_refund(rl, 1000);
+	KUNIT_EXPECT_EQ(test, rl->tb.credit, 0LL);
+}
+
 /* 1 Mbit/s, and 1,250,000 bytes owed: 10 s */
 #define HELD_BPS	125000ULL
 #define HELD_OWED	1250000U
@@ -885,6 +916,7 @@ static struct kunit_case sroce_rate_test_cases[] = {
 	KUNIT_CASE(rate_gate_cut_test),
 	KUNIT_CASE(rate_gate_raise_test),
 	KUNIT_CASE(rate_gate_slice_test),
+	KUNIT_CASE(rate_gate_refund_test),
 	KUNIT_CASE(rate_qp_limit_test),
 	KUNIT_CASE(rate_qp_bad_lkey_test),
 	KUNIT_CASE(rate_qp_write_test),

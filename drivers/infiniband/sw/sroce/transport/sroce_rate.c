@@ -334,6 +334,29 @@ void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
 }
 
 /**
+ * __sroce_rate_refund() - sroce_rate_refund() for a limited QP
+ * @rl: the gate
+ * @bytes: what the packets that did not leave were charged
+ *
+ * Their cost goes back into the bucket, as far as it may hold while an
+ * engine waits (the rate may have changed since: the cost is the new
+ * rate's), and out of the byte count congestion control reads.
+ */
+void __sroce_rate_refund(struct sroce_rate *rl, u32 bytes)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rl->lock, flags);
+	if (rl->tb.bps) {
+		rl->tb.credit = min_t(s64, rl->tb.credit +
+					   sroce_tb_cost(&rl->tb, bytes),
+				      SROCE_RATE_LATE_NS);
+		rl->sent -= min_t(u64, rl->sent, bytes);
+	}
+	spin_unlock_irqrestore(&rl->lock, flags);
+}
+
+/**
  * sroce_rate_sent() - bytes the gate charged while the QP was limited
  * @rl: the gate
  *

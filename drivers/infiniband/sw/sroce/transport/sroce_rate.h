@@ -122,6 +122,7 @@ u64 sroce_rate_bps(struct sroce_rate *rl);
 u64 sroce_rate_sent(struct sroce_rate *rl);
 bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e);
 void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes);
+void __sroce_rate_refund(struct sroce_rate *rl, u32 bytes);
 
 u64 sroce_rate_from_kbps(u32 kbps);
 u64 sroce_rate_from_static(u8 static_rate);
@@ -159,6 +160,22 @@ static inline void sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
 {
 	if (unlikely(READ_ONCE(rl->tb.bps)))
 		__sroce_rate_charge(rl, bytes);
+}
+
+/**
+ * sroce_rate_refund() - give back what packets that did not leave cost
+ * @rl: the QP's gate
+ * @bytes: what sroce_rate_charge() was told for them
+ *
+ * For packets that were built and charged but that the netdev refused
+ * (its queue full): they are built and charged again when they are sent.
+ *
+ * Context: the engine's task.
+ */
+static inline void sroce_rate_refund(struct sroce_rate *rl, u32 bytes)
+{
+	if (unlikely(READ_ONCE(rl->tb.bps)))
+		__sroce_rate_refund(rl, bytes);
 }
 
 #endif /* SROCE_RATE_H */

@@ -735,6 +735,7 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	struct sroce_train train;
 	struct sroce_req_mark mark;
 	struct sroce_req_pkt pkt;
+	unsigned int bytes;
 	int ret, n;
 
 	if (sroce_qp_transport(qp) == IB_OPCODE_UD)
@@ -759,8 +760,10 @@ static int sroce_req_send_next(struct sroce_qp *qp,
 	if (!train.n)
 		return ret == -ENOMEM;	/* no memory: try again */
 	n = train.n;
+	bytes = train.bytes;
 	if (sroce_qp_train_send(qp, p, &train) == -ENOBUFS) {
 		/* The netdev's queue is full: send the train again later. */
+		sroce_rate_refund(&qp->rate, bytes);
 		req->cur = mark.cur;
 		req->npkt = mark.npkt;
 		req->since_ackreq = mark.since_ackreq;
