@@ -15,9 +15,10 @@
  * on another CPU, can do in parallel. Only the headers decide where such
  * a packet is queued; a READ request, an ACK or anything else without a
  * payload, which can change an engine's state as it is queued, is
- * checked first, and so is one marked CE, for which a CNP may be sent. A packet dropped on the way in is checked before its
- * drop is counted, so that every counter keeps its meaning: rcvd_pkts
- * counts packets whose ICRC is good, icrc_err those whose is not.
+ * checked first, and so is one marked CE, for which a CNP may be sent.
+ * A packet dropped on the way in is checked before its drop is counted,
+ * so that every counter keeps its meaning: rcvd_pkts counts packets
+ * whose ICRC is good, icrc_err those whose is not.
  *
  * Copyright (c) 2026 The sroce authors
  */
