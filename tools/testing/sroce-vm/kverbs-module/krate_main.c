@@ -25,7 +25,7 @@
  * The rate is counted in the bytes the gate charges, each packet as it
  * leaves the QP (BTH, RETH, payload, ICRC; no UDP, IP or Ethernet
  * header), from the completion that ends a warm-up (warmup_ms, by when
- * the bucket's initial credit of 2 ms or 64 KiB is long spent) to the
+ * the bucket's initial credit of 2 ms is long spent) to the
  * first completion window_ms or more later: whole messages between two
  * completions, so a message's packets need not be spread evenly for the
  * count to be exact. Each limited QP must come within tolerance percent
@@ -35,10 +35,12 @@
  * between two patterns per slot that differ in every byte, so a WRITE
  * that left a byte unwritten is seen too.
  *
- * A throttled requester sleeps until the gate's timer schedules it again;
- * when it runs later than its bucket holds (2 ms, or 64 KiB's sending
- * time if that is longer), the gate counts the rest as idle time and the
- * QP never sends it. Under TCG that happens whenever the host takes the
+ * A throttled requester sleeps until the gate's timer schedules it again.
+ * While it waits, its bucket gathers credit up to 20 ms, and the timer
+ * fires a slice (at most 1 ms) after the debt is paid: a requester that
+ * runs up to KR_GATE_FORGIVES late makes it up with a burst; later than
+ * that, the gate counts the rest as idle time and the QP never sends it.
+ * Under TCG that happens whenever the host takes the
  * vCPU away or the guest's other work keeps it. So a probe wakes the same
  * way every millisecond (kr_probe_run()), and each line says how late it
  * ran in the QP's window. A rate that misses is measured once more
@@ -454,12 +456,18 @@ failed:
  * "sroce_pinned"), and the work item notes how late it runs. Runs later
  * than KR_PROBE_SLACK are kept, when and by how much. A vCPU that the
  * host takes away for L ms, or that other work keeps for L ms, delays it
- * about L ms once. A QP whose requester runs later than its bucket holds
+ * about L ms once. A QP whose requester runs later than its gate forgives
  * loses the rest of that time: the probe's late runs in a QP's window,
- * each less what that QP's bucket holds, estimate what the QP lost so.
+ * each less KR_GATE_FORGIVES, estimate what the QP lost so.
  */
 #define KR_PROBE_NS	NSEC_PER_MSEC
-#define KR_PROBE_SLACK	(2 * NSEC_PER_MSEC)	/* what any bucket holds */
+#define KR_PROBE_SLACK	(2 * NSEC_PER_MSEC)	/* later runs are kept */
+/*
+ * How late a held requester may run at no cost: the 20 ms a waiting
+ * engine's bucket gathers (SROCE_RATE_LATE_NS) less the slice of up to
+ * 1 ms its timer already waits for (SROCE_RATE_SLICE_NS).
+ */
+#define KR_GATE_FORGIVES	(19 * NSEC_PER_MSEC)
 #define KR_PROBE_LATE	2048	/* more than a run can have */
 
 static struct {
@@ -519,7 +527,7 @@ static void kr_probe_stop(void)
 /**
  * struct kr_stalls - what the probe saw in a window
  * @max: the latest it ran, in ns
- * @n: how often it ran later than the bucket holds
+ * @n: how often it ran later than the gate forgives
  * @lost: by how much, in all, in ns
  */
 struct kr_stalls {
@@ -528,7 +536,7 @@ struct kr_stalls {
 	u64 lost;
 };
 
-/* The probe's firings in (@t0, @t1], against a bucket of @depth ns. */
+/* The probe's firings in (@t0, @t1], against a gate forgiving @depth ns. */
 static void kr_probe_window(u64 t0, u64 t1, u64 depth, struct kr_stalls *st)
 {
 	unsigned int i;
@@ -696,14 +704,6 @@ static u64 kr_flow_kbps(const struct kr_flow *f)
 				   f->t1 - f->t0);
 }
 
-/* What @f's bucket holds, in ns: 2 ms, and at least 64 KiB's worth. */
-static u64 kr_flow_depth(const struct kr_flow *f)
-{
-	return max_t(u64, KR_PROBE_SLACK,
-		     div64_u64((u64)SZ_64K * NSEC_PER_SEC,
-			       kr_mbps_bytes(f->mbps)));
-}
-
 /*
  * What flow @f measured, in @t: its failure, or its rate (against its
  * limit, if it has one) and what the probe saw in its window.
@@ -734,7 +734,7 @@ static enum kr_verdict kr_flow_verdict(struct kr_flow *f, struct kr_text *t)
 		kr_add(t, " ms late");
 		return KR_OK;
 	}
-	depth = kr_flow_depth(f);
+	depth = KR_GATE_FORGIVES;
 	kr_probe_window(f->t0, f->t1, depth, &st);
 	/* hundredths of a percent */
 	err = div64_s64(((s64)kbps - (s64)want) * 10000, want);
@@ -749,7 +749,7 @@ static enum kr_verdict kr_flow_verdict(struct kr_flow *f, struct kr_text *t)
 	kr_add_ms(t, per);
 	kr_add(t, " ms; the 1 ms probe ran up to ");
 	kr_add_ms(t, st.max);
-	kr_add(t, " ms late, %u times later than the bucket holds (", st.n);
+	kr_add(t, " ms late, %u times later than the gate forgives (", st.n);
 	kr_add_ms(t, depth);
 	kr_add(t, " ms), ");
 	kr_add_ms(t, st.lost);

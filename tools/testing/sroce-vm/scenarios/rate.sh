@@ -20,16 +20,17 @@
 # 64 KiB RDMA WRITEs are kept in flight; each is checked byte for byte
 # where it landed. A rate is counted as the gate charges it (each packet's
 # BTH, RETH, payload and ICRC), over whole messages, from the end of a
-# 250 ms warm-up (the bucket starts with 2 ms or 64 KiB of credit) for
-# 2 s. A limit above 80% of the capacity just measured is skipped with
-# the numbers (the debug kernel, KASAN under TCG, carries a tenth of what
+# 250 ms warm-up (the bucket starts with 2 ms of credit) for 2 s. A
+# limit above 80% of the capacity just measured is skipped with the
+# numbers (the debug kernel, KASAN under TCG, carries a tenth of what
 # the stock one does, and skips more).
 #
-# A throttled requester that runs later than its bucket holds (2 ms, or
-# 64 KiB's sending time) loses the rest: under TCG, whenever the host
-# takes the vCPU away or the guest's own work keeps it. A probe that
-# wakes the same way every millisecond says in each line how often and by
-# how much it ran later than that. A rate that misses its limit is
+# A throttled requester that runs later than its gate forgives (19 ms:
+# the 20 ms a waiting QP's bucket gathers, less the timer's slice) loses
+# the rest: under TCG, whenever the host takes the vCPU away or the
+# guest's own work keeps it. A probe that wakes the same way every
+# millisecond says in each line how often and by how much it ran later
+# than that. A rate that misses its limit is
 # measured once more; one still short by no more than the probe's lost
 # time plus the 5% is skipped with both numbers (it measured the guest);
 # a rate above its limit, or short by more, fails.

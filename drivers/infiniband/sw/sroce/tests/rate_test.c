@@ -146,8 +146,9 @@ static void rate_tb_cost_test(struct kunit *test)
 /* ---- the bucket over time ---------------------------------------------- */
 
 /*
- * Credit earned while idle is capped at the depth, however long the
- * pause: a few milliseconds, three days, or up to the end of the clock.
+ * Credit earned while idle (the requester said so: sroce_tb_idle()) is
+ * capped at the depth, however long the pause: a few milliseconds, three
+ * days, or up to the end of the clock.
  */
 static void rate_tb_refill_test(struct kunit *test)
 {
@@ -159,6 +160,9 @@ static void rate_tb_refill_test(struct kunit *test)
 	/* 2,000 bytes cost 1.6 ms; 1 ms later 1 ms of it is back */
 	sroce_tb_charge(&tb, 2000);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH - 1600000);
+	KUNIT_EXPECT_TRUE(test, tb.held);
+	sroce_tb_idle(&tb, t);
+	KUNIT_EXPECT_FALSE(test, tb.held);
 	t += 1000000;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH - 600000);
@@ -171,6 +175,8 @@ static void rate_tb_refill_test(struct kunit *test)
 	/* in debt by 800 us, then idle for three days: full, no more */
 	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
 	KUNIT_EXPECT_EQ(test, tb.credit, -800000LL);
+	sroce_tb_idle(&tb, t);
+	KUNIT_EXPECT_EQ(test, tb.credit, -800000LL);
 	t += days;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
@@ -178,6 +184,7 @@ static void rate_tb_refill_test(struct kunit *test)
 
 	/* and from there to the last nanosecond of u64 */
 	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
+	sroce_tb_idle(&tb, t);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, U64_MAX), 0ULL);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
 	KUNIT_EXPECT_EQ(test, tb.stamp, U64_MAX);
@@ -209,10 +216,11 @@ static void rate_tb_deficit_test(struct kunit *test)
 }
 
 /*
- * A bucket that turned its engine away (sroce_tb_wait() found it in
- * debt) makes up for a late wake-up: the time past the debt counts as
- * credit up to SROCE_RATE_LATE_NS, not only up to the depth, and what is
- * made up stays until spent. A bucket merely idle is capped at the depth.
+ * A busy bucket (its QP sent, or sroce_tb_wait() found it in debt) makes
+ * up for a late engine: the time past the debt counts as credit up to
+ * SROCE_RATE_LATE_NS, not only up to the depth, and what is made up stays
+ * until spent. Once the requester says it is idle, the credit is cut to
+ * the depth and grows no further: a pause is not made up for.
  */
 static void rate_tb_late_test(struct kunit *test)
 {
@@ -220,23 +228,33 @@ static void rate_tb_late_test(struct kunit *test)
 	u64 t = T0;
 
 	sroce_tb_set(&tb, MBIT10, t);
+	KUNIT_EXPECT_FALSE(test, tb.held);
 	sroce_tb_charge(&tb, MBIT10_DEPTH_BYTES + 1000);
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 800000ULL);
 	KUNIT_EXPECT_TRUE(test, tb.held);
 	/* the engine runs 5 ms after the debt was paid: 5 ms of credit */
 	t += 800000 + 5000000;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
-	KUNIT_EXPECT_FALSE(test, tb.held);
+	KUNIT_EXPECT_TRUE(test, tb.held);
 	KUNIT_EXPECT_EQ(test, tb.credit, 5000000LL);
-	/* idle now: nothing more is earned, and nothing is taken away */
+	/* idle now: cut to the depth, and nothing more is earned */
+	sroce_tb_idle(&tb, t);
+	KUNIT_EXPECT_FALSE(test, tb.held);
+	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
 	t += 30000000;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
-	KUNIT_EXPECT_EQ(test, tb.credit, 5000000LL);
-	/* 10 ms of bytes pass on it, and owe 5 ms */
+	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
+	/* 10 ms of bytes pass on it, and owe 8 ms */
 	sroce_tb_charge(&tb, 12500);
-	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 5000000ULL);
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 8000000ULL);
 	/* a wake-up 50 ms late is made up for up to SROCE_RATE_LATE_NS */
-	t += 5000000 + 50000000;
+	t += 8000000 + 50000000;
+	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
+	KUNIT_EXPECT_EQ(test, tb.credit, (s64)SROCE_RATE_LATE_NS);
+	/* busy, held up by something else than the gate: made up too */
+	sroce_tb_charge(&tb, 25000);
+	KUNIT_EXPECT_EQ(test, tb.credit, 0LL);
+	t += 30000000;
 	KUNIT_EXPECT_EQ(test, sroce_tb_wait(&tb, t), 0ULL);
 	KUNIT_EXPECT_EQ(test, tb.credit, (s64)SROCE_RATE_LATE_NS);
 	/* a limit taken away and set again starts full, not held */
@@ -245,6 +263,7 @@ static void rate_tb_late_test(struct kunit *test)
 	sroce_tb_set(&tb, 0, t);
 	KUNIT_EXPECT_FALSE(test, tb.held);
 	sroce_tb_set(&tb, MBIT10, t);
+	KUNIT_EXPECT_FALSE(test, tb.held);
 	KUNIT_EXPECT_EQ(test, tb.credit, MBIT10_DEPTH);
 }
 

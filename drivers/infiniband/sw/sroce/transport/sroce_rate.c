@@ -20,9 +20,11 @@
  * still send at line speed, and a packet costs its length at the limited
  * rate. A packet passes while the credit is not negative, so any packet
  * passes an idle gate and a run of them averages exactly the rate; the
- * credit saved while idle is capped at SROCE_RATE_BURST_NS, and while an
- * engine the gate turned away waits for its wake-up at
- * SROCE_RATE_LATE_NS: a wake-up that comes late is made up for. The
+ * credit saved while idle is capped at SROCE_RATE_BURST_NS, and while the
+ * QP is busy (it sent, or the gate turned it away, and the requester has
+ * not found its send queue empty since) at SROCE_RATE_LATE_NS: an engine
+ * that runs late, whether woken by the gate's timer or held up by other
+ * work, makes up for it. The
  * timer lets a slice of credit build beyond the debt before it wakes the
  * engine, so a paced QP sends trains of packets, not one per wake-up: a
  * timer, a task run and a transmit per packet cost more CPU than the
@@ -61,8 +63,8 @@ u64 sroce_tb_cost(const struct sroce_tb *tb, u32 bytes)
 
 /*
  * Add the credit earned since @tb->stamp, up to the bucket's depth, or
- * up to SROCE_RATE_LATE_NS while an engine it turned away waits. Credit
- * already above the cap (made up for a late wake-up) is kept until spent.
+ * up to SROCE_RATE_LATE_NS while the QP is busy. Credit already above
+ * the cap (made up for a late wake-up) is kept until spent.
  */
 static void sroce_tb_refill(struct sroce_tb *tb, u64 now)
 {
@@ -141,8 +143,10 @@ void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now)
 u64 sroce_tb_wait(struct sroce_tb *tb, u64 now)
 {
 	sroce_tb_refill(tb, now);
-	tb->held = tb->credit < 0;
-	return tb->held ? -tb->credit : 0;
+	if (tb->credit >= 0)
+		return 0;
+	tb->held = true;
+	return -tb->credit;
 }
 
 /**
@@ -151,11 +155,30 @@ u64 sroce_tb_wait(struct sroce_tb *tb, u64 now)
  * @bytes: the packet's length
  *
  * The credit may go below zero: the packet was let through while it was
- * not, and the debt holds the next one back.
+ * not, and the debt holds the next one back. A bucket that sends is held
+ * until sroce_tb_idle(): its QP has more to send, and time it loses to a
+ * late engine is made up for.
  */
 void sroce_tb_charge(struct sroce_tb *tb, u32 bytes)
 {
 	tb->credit -= sroce_tb_cost(tb, bytes);
+	tb->held = true;
+}
+
+/**
+ * sroce_tb_idle() - a limited bucket's QP has nothing more to send
+ * @tb: the bucket
+ * @now: the time, in ns
+ *
+ * From now on the credit grows to the depth only, and credit made up
+ * beyond it is dropped: what the QP did not send for want of work is not
+ * sent later in a burst.
+ */
+void sroce_tb_idle(struct sroce_tb *tb, u64 now)
+{
+	sroce_tb_refill(tb, now);
+	tb->held = false;
+	tb->credit = min(tb->credit, tb->depth);
 }
 
 /* Schedule the engines in @waiting. */
@@ -330,6 +353,20 @@ void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
 		sroce_tb_charge(&rl->tb, bytes);
 		rl->sent += bytes;
 	}
+	spin_unlock_irqrestore(&rl->lock, flags);
+}
+
+/**
+ * __sroce_rate_idle() - sroce_rate_idle() for a limited QP
+ * @rl: the gate
+ */
+void __sroce_rate_idle(struct sroce_rate *rl)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rl->lock, flags);
+	if (rl->tb.bps)
+		sroce_tb_idle(&rl->tb, ktime_get_ns());
 	spin_unlock_irqrestore(&rl->lock, flags);
 }
 

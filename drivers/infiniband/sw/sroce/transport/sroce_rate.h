@@ -24,10 +24,11 @@ struct sroce_task;
  */
 #define SROCE_RATE_BURST_NS	(2 * NSEC_PER_MSEC)
 /*
- * The credit a bucket may gather while an engine it turned away waits
- * to run again: a wake-up that comes late (a busy or preempted CPU; under
- * QEMU TCG a few ms is common) is made up for by a burst, up to this
- * much, instead of being lost as idle time.
+ * The credit a bucket may gather while its QP is busy (it sent, or was
+ * turned away, and has not said it ran out of work since): a wake-up that
+ * comes late (a busy or preempted CPU; under QEMU TCG a few ms is common)
+ * is made up for by a burst, up to this much, instead of being lost as
+ * idle time. An idle QP's credit is capped at SROCE_RATE_BURST_NS.
  */
 #define SROCE_RATE_LATE_NS	(20 * NSEC_PER_MSEC)
 /*
@@ -49,8 +50,9 @@ struct sroce_task;
  * @stamp: when @credit was last brought up to date, in ns
  * @slice: the credit, in ns, an engine turned away waits for beyond its
  *	debt (SROCE_RATE_SLICE_BYTES)
- * @held: the last sroce_tb_wait() found the bucket in debt: until a
- *	packet passes, the credit may grow to SROCE_RATE_LATE_NS
+ * @held: the QP is busy: it sent or was turned away since it last said
+ *	it was idle (sroce_tb_idle()); the credit may grow to
+ *	SROCE_RATE_LATE_NS
  *
  * A packet passes while the credit is not negative and costs its bytes'
  * sending time, which may take the credit below zero: any packet passes
@@ -70,6 +72,7 @@ void sroce_tb_set(struct sroce_tb *tb, u64 bps, u64 now);
 u64 sroce_tb_cost(const struct sroce_tb *tb, u32 bytes);
 u64 sroce_tb_wait(struct sroce_tb *tb, u64 now);
 void sroce_tb_charge(struct sroce_tb *tb, u32 bytes);
+void sroce_tb_idle(struct sroce_tb *tb, u64 now);
 
 /* Where a QP's limits come from; the lowest applies. */
 enum sroce_rate_src {
@@ -123,6 +126,7 @@ u64 sroce_rate_sent(struct sroce_rate *rl);
 bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e);
 void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes);
 void __sroce_rate_refund(struct sroce_rate *rl, u32 bytes);
+void __sroce_rate_idle(struct sroce_rate *rl);
 
 u64 sroce_rate_from_kbps(u32 kbps);
 u64 sroce_rate_from_static(u8 static_rate);
@@ -176,6 +180,21 @@ static inline void sroce_rate_refund(struct sroce_rate *rl, u32 bytes)
 {
 	if (unlikely(READ_ONCE(rl->tb.bps)))
 		__sroce_rate_refund(rl, bytes);
+}
+
+/**
+ * sroce_rate_idle() - the requester has nothing more to send
+ * @rl: the QP's gate
+ *
+ * From now until it sends again, the QP earns credit only up to its
+ * bucket's depth: a pause is not made up for, a late wake-up is.
+ *
+ * Context: the requester's task.
+ */
+static inline void sroce_rate_idle(struct sroce_rate *rl)
+{
+	if (unlikely(READ_ONCE(rl->tb.bps)))
+		__sroce_rate_idle(rl);
 }
 
 #endif /* SROCE_RATE_H */

@@ -395,11 +395,13 @@ static int sroce_req_start(struct sroce_qp *qp,
 	struct sroce_send_ctx *ctx;
 	unsigned long flags;
 	u32 head, psn = 0;
+	bool empty;
 
 	spin_lock_irqsave(&sq->lock, flags);
 	head = sq->head;
-	if (sroce_ring_holds(sroce_queue_load_prod(&sq->queue), sq->queue.cons,
-			     head, sq->queue.index_mask)) {
+	empty = !sroce_ring_holds(sroce_queue_load_prod(&sq->queue),
+				  sq->queue.cons, head, sq->queue.index_mask);
+	if (!empty) {
 		if (req->replays)
 			claim = sroce_req_claim_replay(qp, p, head, &psn);
 		else if (!req->halted && p->state == IB_QPS_RTS)
@@ -414,6 +416,8 @@ static int sroce_req_start(struct sroce_qp *qp,
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
+	if (empty)
+		sroce_rate_idle(&qp->rate);	/* a pause is not made up for */
 	if (claim == SROCE_CLAIM_NONE)
 		return 0;
 	if (claim == SROCE_CLAIM_LOCAL) {
