@@ -347,13 +347,23 @@ scaled_cc() {
 	}'
 }
 
-# trace_start: the sroce_dcqcn tracepoint on, on the CLOCK_MONOTONIC
-# clock the progress lines use, its buffer empty
-trace_start() {
+# trace_setup: the sroce_dcqcn tracepoint on for the whole scenario, on
+# the CLOCK_MONOTONIC clock the progress lines use, recording off. Runs
+# turn recording on and off, not the event: turning the first event on
+# or the last off patches kernel text (the event's static key and
+# sched_switch's, for the comm cache), and once under TCG, with sroce
+# busy on the other vCPU, that left both vCPUs stuck (one in the int3 of
+# the patch in __schedule(), the other waiting for it in an IPI).
+trace_setup() {
 	echo 0 >"$TRACE/tracing_on"
 	echo mono >"$TRACE/trace_clock"
 	echo 16384 >"$TRACE/buffer_size_kb"
 	echo 1 >"$TRACE/events/sroce/sroce_dcqcn/enable"
+}
+
+# trace_start: recording on, the buffer empty
+trace_start() {
+	echo 0 >"$TRACE/tracing_on"
 	: >"$TRACE/trace"
 	echo 1 >"$TRACE/tracing_on"
 }
@@ -384,7 +394,6 @@ trace_csv() {
 				(q in flow) ? flow[q] : 0, q, st, rc * 8 / 1e6, rt * 8 / 1e6, \
 				a / 1048576
 		}' "$TRACE/trace" >"dcqcn-$1.csv"
-	echo 0 >"$TRACE/events/sroce/sroce_dcqcn/enable"
 	: >"$TRACE/trace"
 	sroce_log "$1: $(($(wc -l <"dcqcn-$1.csv") - 1)) DCQCN events in dcqcn-$1.csv"
 }
@@ -504,6 +513,7 @@ G1=$(sroce_gid_index sroce1 10.0.2.2)
 [ -d "$TRACE/events" ] || mount -t tracefs nodev "$TRACE" ||
 	sroce_fail "cannot mount tracefs on $TRACE"
 [ -d "$TRACE/events/sroce/sroce_dcqcn" ] || sroce_fail "no sroce:sroce_dcqcn tracepoint"
+trace_setup
 for f in /sys/class/infiniband/sroce0/cc/*; do
 	echo "${f##*/} $(cat "$f")"
 done >cc-defaults.txt
