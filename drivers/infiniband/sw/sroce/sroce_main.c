@@ -27,7 +27,7 @@
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
-	return sroce_dev_add(ibdev_name, ndev, &sroce_verbs_ops);
+	return sroce_dev_add(ibdev_name, ndev, sroce_verbs);
 }
 
 static struct rdma_link_ops sroce_link_ops = {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce verbs: the ib_device_ops table every sroce device is registered
+ * sroce verbs: the list of verb tables every sroce device is registered
  * with, and the device-wide verbs that belong to no object (query and
  * modify the device, user contexts).
  *
- * This file sits above every layer: the table names a function of each
- * object, so it includes their headers, and nothing includes it but
- * sroce_main.c.
+ * This file sits above every layer: the list names a table of each
+ * object's file, so it includes their headers, and nothing includes it
+ * but sroce_main.c.
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -119,101 +119,41 @@ static int sroce_enable_driver(struct ib_device *ibdev)
 	return 0;
 }
 
-/*
- * The verbs of every sroce device, grouped by the object they work on;
- * each group's functions live in the file named beside it.
- */
-const struct ib_device_ops sroce_verbs_ops = {
+/* The verbs of the device itself and of its user contexts. */
+static const struct ib_device_ops sroce_device_verbs = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,	/* the user ABI of librxe */
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
-	/*
-	 * cc/ in the device's sysfs directory. ib_core asks new drivers for
-	 * netlink instead, but RDMA netlink has no command for a driver's
-	 * congestion control parameters; sysfs is what RoCE NICs use for
-	 * theirs.
-	 */
-	.device_group = &sroce_cc_group,
-
-	/* registration and teardown */
 	.enable_driver = sroce_enable_driver,
 	.dealloc_driver = sroce_dev_dealloc_driver,
-
-	/* the device */
 	.query_device = sroce_query_device,
 	.modify_device = sroce_modify_device,
-
-	/* its counters (core/sroce_stats.c) */
-	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
-	.get_hw_stats = sroce_get_hw_stats,
-
-	/* its port (core/sroce_port.c) */
-	.get_port_immutable = sroce_get_port_immutable,
-	.get_link_layer = sroce_get_link_layer,
-	.query_port = sroce_query_port,
-	.modify_port = sroce_modify_port,
-	.query_pkey = sroce_query_pkey,
-
-	/* user contexts (here) and their ring mappings (obj/sroce_queue.c) */
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
-	.mmap = sroce_mmap,
-	.mmap_free = sroce_mmap_free,
+};
 
-	/* protection domains (obj/sroce_pd.c) */
-	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
-	.alloc_pd = sroce_alloc_pd,
-	.dealloc_pd = sroce_dealloc_pd,
-
-	/* address handles (obj/sroce_ah.c) */
-	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
-	.create_ah = sroce_create_ah,
-	.create_user_ah = sroce_create_ah,
-	.query_ah = sroce_query_ah,
-	.destroy_ah = sroce_destroy_ah,
-
-	/* multicast groups (core/sroce_mcast.c) */
-	.attach_mcast = sroce_attach_mcast,
-	.detach_mcast = sroce_detach_mcast,
-
-	/* completion queues (obj/sroce_cq.c) */
-	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
-	.create_cq = sroce_create_cq,
-	.destroy_cq = sroce_destroy_cq,
-	.resize_cq = sroce_resize_cq,
-	.poll_cq = sroce_poll_cq,
-	.peek_cq = sroce_peek_cq,
-	.req_notify_cq = sroce_req_notify_cq,
-
-	/* shared receive queues (obj/sroce_srq.c) */
-	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
-	.create_srq = sroce_create_srq,
-	.modify_srq = sroce_modify_srq,
-	.query_srq = sroce_query_srq,
-	.destroy_srq = sroce_destroy_srq,
-	.post_srq_recv = sroce_post_srq_recv,
-
-	/*
-	 * queue pairs (transport/sroce_qp.c) and their work queues
-	 * (transport/sroce_wq.c)
-	 */
-	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
-	.create_qp = sroce_create_qp,
-	.modify_qp = sroce_modify_qp,
-	.query_qp = sroce_query_qp,
-	.destroy_qp = sroce_destroy_qp,
-	.post_send = sroce_post_send,
-	.post_recv = sroce_post_recv,
-
-	/* memory regions (mem/sroce_mr.c) and windows (mem/sroce_mw.c) */
-	.get_dma_mr = sroce_get_dma_mr,
-	.reg_user_mr = sroce_reg_user_mr,
-	.dereg_mr = sroce_dereg_mr,
-	.alloc_mr = sroce_alloc_mr,
-	.map_mr_sg = sroce_map_mr_sg,
-	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
-	.alloc_mw = sroce_alloc_mw,
-	.dealloc_mw = sroce_dealloc_mw,
+/*
+ * Every file that implements verbs of an object keeps their table beside
+ * them; a device is registered with all of them (ib_set_device_ops() per
+ * table, in sroce_dev_add()). No verb is in two tables.
+ */
+const struct ib_device_ops *const sroce_verbs[] = {
+	&sroce_device_verbs,
+	&sroce_cc_verbs,	/* core/sroce_cc.c: cc/ in sysfs */
+	&sroce_stats_verbs,
+	&sroce_port_verbs,
+	&sroce_queue_verbs,	/* obj/sroce_queue.c: ring mappings */
+	&sroce_pd_verbs,
+	&sroce_ah_verbs,
+	&sroce_mcast_verbs,
+	&sroce_cq_verbs,
+	&sroce_srq_verbs,
+	&sroce_qp_verbs,
+	&sroce_wq_verbs,	/* transport/sroce_wq.c: posting */
+	&sroce_mr_verbs,
+	&sroce_frmr_verbs,
+	&sroce_mw_verbs,
+	NULL
 };

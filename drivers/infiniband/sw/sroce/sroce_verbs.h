@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * sroce verbs: the ib_device_ops table of sroce devices (sroce_verbs.c).
+ * sroce verbs: the verb tables of sroce devices (sroce_verbs.c).
  *
  * Copyright (c) 2026 The sroce authors
  */
@@ -10,6 +10,6 @@
 
 #include <rdma/ib_verbs.h>
 
-extern const struct ib_device_ops sroce_verbs_ops;
+extern const struct ib_device_ops *const sroce_verbs[];
 
 #endif /* SROCE_VERBS_H */

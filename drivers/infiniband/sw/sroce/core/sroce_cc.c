@@ -115,10 +115,19 @@ static struct attribute *sroce_cc_sysfs[] = {
 
 static_assert(ARRAY_SIZE(sroce_cc_sysfs) == SROCE_CC_NPARAM + 1);
 
-/* /sys/class/infiniband/DEV/cc/ (ib_device_ops.device_group) */
-const struct attribute_group sroce_cc_group = {
+/* /sys/class/infiniband/DEV/cc/ */
+static const struct attribute_group sroce_cc_group = {
 	.name = "cc",
 	.attrs = sroce_cc_sysfs,
+};
+
+/*
+ * ib_core asks new drivers for netlink rather than a device_group, but
+ * RDMA netlink has no command for a driver's congestion control
+ * parameters; sysfs is where RoCE NICs keep theirs.
+ */
+const struct ib_device_ops sroce_cc_verbs = {
+	.device_group = &sroce_cc_group,
 };
 
 /**

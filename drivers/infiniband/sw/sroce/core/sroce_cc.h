@@ -45,7 +45,7 @@ struct sroce_cc {
 };
 
 void sroce_cc_init(struct sroce_cc *cc);
-extern const struct attribute_group sroce_cc_group;
+extern const struct ib_device_ops sroce_cc_verbs;
 
 static inline u32 sroce_cc_get(const struct sroce_cc *cc,
 			       enum sroce_cc_param i)

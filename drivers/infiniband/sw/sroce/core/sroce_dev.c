@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sroce device lifetime: creation on "rdma link add", the netdev -> device
- * map, device attributes, and removal. The verbs that fill a device's
- * ib_device_ops are sroce_verbs.c's.
+ * map, device attributes, and removal. The verb tables a device is
+ * registered with are listed in sroce_verbs.c.
  *
  * Lifetime. ib_core allocates the device (ib_alloc_device) and frees it
  * after the last put_device(). A device is in sroce_devs, keyed by the
@@ -156,7 +156,7 @@ static int sroce_dev_check_netdev(struct net_device *ndev)
 
 static void sroce_dev_init_ibdev(struct sroce_dev *sdev,
 				 struct net_device *ndev,
-				 const struct ib_device_ops *ops)
+				 const struct ib_device_ops *const *verbs)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
 
@@ -168,14 +168,16 @@ static void sroce_dev_init_ibdev(struct sroce_dev *sdev,
 	ibdev->local_dma_lkey = 0;
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
-	ib_set_device_ops(ibdev, ops);
+	for (; *verbs; verbs++)
+		ib_set_device_ops(ibdev, *verbs);
 }
 
 /**
  * sroce_dev_add() - create and register a device on a netdev
  * @name: the ib_device name ("rdma link add NAME")
  * @ndev: the Ethernet netdev; the caller holds a reference
- * @ops: the device's verbs (sroce_verbs.c)
+ * @verbs: the device's verbs, NULL-terminated tables that name no verb
+ *	twice (sroce_verbs.c)
  *
  * Context: process context, may sleep; called by ib_core's nldev with
  * its link-ops lock held for reading, never with RTNL held.
@@ -186,7 +188,7 @@ static void sroce_dev_init_ibdev(struct sroce_dev *sdev,
  * (e.g. -ENFILE for a name in use).
  */
 int sroce_dev_add(const char *name, struct net_device *ndev,
-		  const struct ib_device_ops *ops)
+		  const struct ib_device_ops *const *verbs)
 {
 	struct sroce_dev *sdev;
 	int err;
@@ -201,7 +203,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev,
 
 	sdev->ndev = ndev;
 	sdev->ifindex = ndev->ifindex;
-	sroce_dev_init_ibdev(sdev, ndev, ops);
+	sroce_dev_init_ibdev(sdev, ndev, verbs);
 	sroce_dev_init_attr(sdev);
 	sroce_port_init(&sdev->port, ndev);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);

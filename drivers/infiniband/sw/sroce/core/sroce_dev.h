@@ -129,7 +129,7 @@ static inline void sroce_res_put(atomic_t *count)
 struct ib_ucontext *sroce_udata_ucontext(struct ib_udata *udata);
 
 int sroce_dev_add(const char *name, struct net_device *ndev,
-		  const struct ib_device_ops *ops);
+		  const struct ib_device_ops *const *verbs);
 void sroce_dev_dealloc_driver(struct ib_device *ibdev);
 struct sroce_dev *sroce_dev_get_by_netdev(const struct net_device *ndev);
 void sroce_dev_put(struct sroce_dev *sdev);

@@ -285,3 +285,9 @@ unsigned int sroce_mcast_members(struct sroce_mcast *mc,
 	spin_unlock_irqrestore(&mc->lock, flags);
 	return n;
 }
+
+/* The verbs on multicast groups, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_mcast_verbs = {
+	.attach_mcast = sroce_attach_mcast,
+	.detach_mcast = sroce_detach_mcast,
+};

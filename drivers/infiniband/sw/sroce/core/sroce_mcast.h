@@ -47,4 +47,6 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 unsigned int sroce_mcast_members(struct sroce_mcast *mc,
 				 const union ib_gid *mgid, u32 *qpns);
 
+extern const struct ib_device_ops sroce_mcast_verbs;
+
 #endif /* SROCE_MCAST_H */

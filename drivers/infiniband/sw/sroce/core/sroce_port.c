@@ -152,8 +152,8 @@ static u8 sroce_port_phys_state(struct net_device *ndev,
  * Return: 0 (the link speed falls back to a default if the netdev does not
  * report one).
  */
-int sroce_query_port(struct ib_device *ibdev, u32 port_num,
-		     struct ib_port_attr *attr)
+static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attr *attr)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibdev);
 	struct sroce_port *port = &sdev->port;
@@ -188,8 +188,8 @@ int sroce_query_port(struct ib_device *ibdev, u32 port_num,
  * Return: 0, or -EOPNOTSUPP for a port shutdown, an init type, or a
  * capability bit a RoCE port cannot change.
  */
-int sroce_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
-		      struct ib_port_modify *props)
+static int sroce_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
+			     struct ib_port_modify *props)
 {
 	struct sroce_port *port = &to_sroce_dev(ibdev)->port;
 	u32 caps;
@@ -220,8 +220,8 @@ int sroce_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
  *
  * Return: 0, or -EINVAL for an index past the one-entry table.
  */
-int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
-		     u16 *pkey)
+static int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			    u16 *pkey)
 {
 	if (index >= SROCE_PKEY_TBL_LEN)
 		return -EINVAL;
@@ -237,8 +237,8 @@ int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
  *
  * Return: 0.
  */
-int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
-			     struct ib_port_immutable *immutable)
+static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				    struct ib_port_immutable *immutable)
 {
 	immutable->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
 	immutable->gid_tbl_len = SROCE_GID_TBL_LEN;
@@ -254,8 +254,17 @@ int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
  *
  * Return: IB_LINK_LAYER_ETHERNET.
  */
-enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
-					  u32 port_num)
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port_num)
 {
 	return IB_LINK_LAYER_ETHERNET;
 }
+
+/* The verbs on the port and its attributes, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_port_verbs = {
+	.get_port_immutable = sroce_get_port_immutable,
+	.get_link_layer = sroce_get_link_layer,
+	.query_port = sroce_query_port,
+	.modify_port = sroce_modify_port,
+	.query_pkey = sroce_query_pkey,
+};

@@ -46,15 +46,6 @@ bool sroce_port_refresh(struct sroce_port *port, struct net_device *ndev);
 void sroce_port_netdev_event(struct ib_device *ibdev, struct sroce_port *port,
 			     struct net_device *ndev, unsigned long event);
 
-int sroce_query_port(struct ib_device *ibdev, u32 port_num,
-		     struct ib_port_attr *attr);
-int sroce_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
-		      struct ib_port_modify *props);
-int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
-		     u16 *pkey);
-int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
-			     struct ib_port_immutable *immutable);
-enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
-					  u32 port_num);
+extern const struct ib_device_ops sroce_port_verbs;
 
 #endif /* SROCE_PORT_H */

@@ -165,3 +165,9 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		stats->value[c] = sroce_stats_read(sdev, c);
 	return SROCE_CNT_NR;
 }
+
+/* The verbs on the port's counters, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_stats_verbs = {
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.get_hw_stats = sroce_get_hw_stats,
+};

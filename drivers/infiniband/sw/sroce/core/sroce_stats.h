@@ -109,4 +109,6 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port_num, int index);
 
+extern const struct ib_device_ops sroce_stats_verbs;
+
 #endif /* SROCE_STATS_H */

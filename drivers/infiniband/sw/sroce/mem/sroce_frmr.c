@@ -212,3 +212,8 @@ enum ib_wc_status sroce_key_invalidate(struct sroce_dev *sdev,
 	}
 	return status;
 }
+
+/* The verbs on fast-registration pages, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_frmr_verbs = {
+	.map_mr_sg = sroce_map_mr_sg,
+};

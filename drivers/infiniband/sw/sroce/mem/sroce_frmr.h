@@ -24,4 +24,6 @@ enum ib_wc_status sroce_mr_fast_reg(struct ib_pd *pd, struct ib_mr *ibmr,
 enum ib_wc_status sroce_key_invalidate(struct sroce_dev *sdev,
 				       struct ib_pd *pd, u32 key);
 
+extern const struct ib_device_ops sroce_frmr_verbs;
+
 #endif /* SROCE_FRMR_H */

@@ -235,8 +235,8 @@ static int sroce_reg_user_check(u64 start, u64 length, u64 iova, int access,
  * keys or MRs, or what ib_umem_get() returns (e.g. -EFAULT, -ENOMEM for
  * RLIMIT_MEMLOCK).
  */
-struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				       u64 iova, int access, struct ib_udata *udata)
 {
 	struct ib_umem *umem;
 	struct sroce_mr *mr;
@@ -550,3 +550,11 @@ struct sroce_mr *sroce_mr_resolve(struct sroce_mr *mr, u32 rkey,
 	}
 	return mr;
 }
+
+/* The verbs on memory regions, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_mr_verbs = {
+	.get_dma_mr = sroce_get_dma_mr,
+	.reg_user_mr = sroce_reg_user_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.dereg_mr = sroce_dereg_mr,
+};

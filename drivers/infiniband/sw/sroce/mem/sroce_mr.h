@@ -160,8 +160,6 @@ u64 sroce_mr_page_count(u64 start, u64 length, unsigned int page_shift);
 
 /* ib_device_ops */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
-struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			     u32 max_num_sg);
@@ -211,5 +209,7 @@ static inline bool sroce_mr_tryget(struct sroce_mr *mr)
 {
 	return kref_get_unless_zero(&mr->ref);
 }
+
+extern const struct ib_device_ops sroce_mr_verbs;
 
 #endif /* SROCE_MR_H */

@@ -370,3 +370,10 @@ enum ib_wc_status sroce_mw_invalidate(struct sroce_mw *mw, struct ib_pd *pd,
 	spin_unlock_irqrestore(&mw->lock, flags);
 	return status;
 }
+
+/* The verbs on memory windows, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_mw_verbs = {
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
+	.alloc_mw = sroce_alloc_mw,
+	.dealloc_mw = sroce_dealloc_mw,
+};

@@ -104,4 +104,6 @@ struct sroce_mr *sroce_mw_resolve(struct sroce_mw *mw, u32 rkey,
 enum ib_wc_status sroce_mw_invalidate(struct sroce_mw *mw, struct ib_pd *pd,
 				      u32 key);
 
+extern const struct ib_device_ops sroce_mw_verbs;
+
 #endif /* SROCE_MW_H */

@@ -141,8 +141,9 @@ static void sroce_ah_unpublish(struct sroce_dev *sdev, struct sroce_ah *ah)
  * the old protocol of address vectors inside WQEs); -ENOMEM when the
  * device has its maximum of AHs or memory is short.
  */
-int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
-		    struct ib_udata *udata)
+static int sroce_create_ah(struct ib_ah *ibah,
+			   struct rdma_ah_init_attr *init_attr,
+			   struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibah->device);
 	struct sroce_ah *ah = to_sroce_ah(ibah);
@@ -186,7 +187,7 @@ err_put_count:
  *
  * Return: 0.
  */
-int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+static int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
 	sroce_av_to_attr(&to_sroce_ah(ibah)->av, attr);
 	return 0;
@@ -202,7 +203,7 @@ int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
  *
  * Return: 0.
  */
-int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
+static int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibah->device);
 
@@ -239,3 +240,12 @@ int sroce_ah_get_av(struct sroce_dev *sdev, u32 ah_num, struct ib_pd *pd,
 	xa_unlock_irqrestore(&sdev->ahs, flags);
 	return err;
 }
+
+/* The verbs on address handles, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_ah_verbs = {
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	.create_ah = sroce_create_ah,
+	.create_user_ah = sroce_create_ah,
+	.query_ah = sroce_query_ah,
+	.destroy_ah = sroce_destroy_ah,
+};

@@ -76,12 +76,9 @@ static inline struct sroce_ah *to_sroce_ah(struct ib_ah *ibah)
 int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
 void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr);
 
-int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
-		    struct ib_udata *udata);
-int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
-int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
-
 int sroce_ah_get_av(struct sroce_dev *sdev, u32 ah_num, struct ib_pd *pd,
 		    struct sroce_av *av);
+
+extern const struct ib_device_ops sroce_ah_verbs;
 
 #endif /* SROCE_AH_H */

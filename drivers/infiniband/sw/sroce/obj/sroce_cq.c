@@ -138,7 +138,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * number of completions waiting, or a response buffer too small;
  * -ENOMEM.
  */
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+static int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibcq->device);
 	struct sroce_cq *cq = to_sroce_cq(ibcq);
@@ -326,7 +326,7 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  *
  * Return: the number of completions waiting, at most @wc_cnt.
  */
-int sroce_peek_cq(struct ib_cq *ibcq, int wc_cnt)
+static int sroce_peek_cq(struct ib_cq *ibcq, int wc_cnt)
 {
 	struct sroce_cq *cq = to_sroce_cq(ibcq);
 	unsigned long flags;
@@ -367,3 +367,14 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }
+
+/* The verbs on completion queues, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_cq_verbs = {
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	.create_cq = sroce_create_cq,
+	.resize_cq = sroce_resize_cq,
+	.req_notify_cq = sroce_req_notify_cq,
+	.poll_cq = sroce_poll_cq,
+	.peek_cq = sroce_peek_cq,
+	.destroy_cq = sroce_destroy_cq,
+};

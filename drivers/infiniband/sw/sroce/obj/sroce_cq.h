@@ -52,11 +52,11 @@ static inline struct sroce_cq *to_sroce_cq(struct ib_cq *ibcq)
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int sroce_peek_cq(struct ib_cq *ibcq, int wc_cnt);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
 int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited);
+
+extern const struct ib_device_ops sroce_cq_verbs;
 
 #endif /* SROCE_CQ_H */

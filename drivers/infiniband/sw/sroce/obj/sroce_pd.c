@@ -20,7 +20,7 @@
  * Return: 0, -EINVAL for driver data librxe never sends, or -ENOMEM when
  * the device has its maximum number of PDs.
  */
-int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibpd->device);
 
@@ -36,10 +36,17 @@ int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  *
  * Return: 0.
  */
-int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibpd->device);
 
 	sroce_res_put(&sdev->res.pd);
 	return 0;
 }
+
+/* The verbs on protection domains, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_pd_verbs = {
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	.alloc_pd = sroce_alloc_pd,
+	.dealloc_pd = sroce_dealloc_pd,
+};

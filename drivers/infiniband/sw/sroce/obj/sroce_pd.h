@@ -26,7 +26,6 @@ static inline struct sroce_pd *to_sroce_pd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
-int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+extern const struct ib_device_ops sroce_pd_verbs;
 
 #endif /* SROCE_PD_H */

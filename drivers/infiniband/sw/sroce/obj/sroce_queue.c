@@ -230,7 +230,7 @@ static int sroce_mmap_buf(struct vm_area_struct *vma, void *buf)
  * Context: process context (mmap() on the uverbs file), may sleep.
  * Return: 0, -EINVAL for no matching entry, or vm_insert_page()'s error.
  */
-int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+static int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
 	struct sroce_mmap_entry *entry;
@@ -254,7 +254,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
  *
  * Context: process context, may sleep.
  */
-void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+static void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct sroce_mmap_entry *entry =
 		container_of(rdma_entry, struct sroce_mmap_entry, rdma);
@@ -570,3 +570,9 @@ int sroce_queue_resize_commit(struct sroce_queue *q, struct sroce_queue *new)
 	swap(q->lock, new->lock);
 	return 0;
 }
+
+/* The verbs on ring mappings, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_queue_verbs = {
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+};

@@ -216,7 +216,6 @@ static inline size_t sroce_queue_elem_size(const struct sroce_queue *q)
 	return (size_t)1 << q->log2_elem_size;
 }
 
-int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
-void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+extern const struct ib_device_ops sroce_queue_verbs;
 
 #endif /* SROCE_QUEUE_H */

@@ -78,8 +78,8 @@ err_free_queue:
  * -EINVAL for sizes of 0 or over the device limits, a limit above max_wr,
  * or a response buffer too small; -ENOMEM.
  */
-int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata)
+static int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			    struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibsrq->device);
 	struct sroce_srq *srq = to_sroce_srq(ibsrq);
@@ -166,8 +166,8 @@ out_cleanup:
  * limit or below the WQEs queued, or a limit above the depth; -EFAULT,
  * -ENOMEM.
  */
-int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			    enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ibsrq->device);
 	struct sroce_srq *srq = to_sroce_srq(ibsrq);
@@ -205,7 +205,7 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
  *
  * Return: 0.
  */
-int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+static int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct sroce_srq *srq = to_sroce_srq(ibsrq);
 	unsigned long flags;
@@ -225,7 +225,7 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
  *
  * Return: 0.
  */
-int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_sroce_srq(ibsrq);
 
@@ -245,8 +245,9 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
  * Return: 0; -ENOMEM when the SRQ is full; -EINVAL for a WR with too
  * many SGEs, or a user SRQ (librxe posts into its ring itself).
  */
-int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr)
+static int sroce_post_srq_recv(struct ib_srq *ibsrq,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = to_sroce_srq(ibsrq);
 	unsigned long flags;
@@ -326,3 +327,13 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *wqe)
 		sroce_srq_limit_reached(srq);
 	return err;
 }
+
+/* The verbs on shared receive queues, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_srq_verbs = {
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+	.create_srq = sroce_create_srq,
+	.modify_srq = sroce_modify_srq,
+	.query_srq = sroce_query_srq,
+	.post_srq_recv = sroce_post_srq_recv,
+	.destroy_srq = sroce_destroy_srq,
+};

@@ -40,15 +40,8 @@ static inline struct sroce_srq *to_sroce_srq(struct ib_srq *ibsrq)
 	return container_of(ibsrq, struct sroce_srq, ibsrq);
 }
 
-int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata);
-int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr);
-
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *wqe);
+
+extern const struct ib_device_ops sroce_srq_verbs;
 
 #endif /* SROCE_SRQ_H */

@@ -729,3 +729,12 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	sroce_qp_query_caps(qp, &init->cap);
 	return 0;
 }
+
+/* The verbs on queue pairs, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_qp_verbs = {
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	.create_qp = sroce_create_qp,
+	.modify_qp = sroce_modify_qp,
+	.query_qp = sroce_query_qp,
+	.destroy_qp = sroce_destroy_qp,
+};

@@ -237,4 +237,6 @@ u32 sroce_qp_port_mtu(const struct sroce_qp *qp);
 void sroce_qp_fatal(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 
+extern const struct ib_device_ops sroce_qp_verbs;
+
 #endif /* SROCE_QP_H */

@@ -473,3 +473,9 @@ void sroce_wq_reset(struct sroce_qp *qp)
 	qp->rq.flush_left = 0;
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }
+
+/* The verbs on a queue pair's work requests, registered by sroce_verbs.c. */
+const struct ib_device_ops sroce_wq_verbs = {
+	.post_send = sroce_post_send,
+	.post_recv = sroce_post_recv,
+};

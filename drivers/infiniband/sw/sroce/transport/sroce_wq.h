@@ -35,4 +35,6 @@ void sroce_wq_flush_rq(struct sroce_qp *qp);
 int sroce_wq_flush_rq_batch(struct sroce_qp *qp);
 void sroce_wq_reset(struct sroce_qp *qp);
 
+extern const struct ib_device_ops sroce_wq_verbs;
+
 #endif /* SROCE_WQ_H */
