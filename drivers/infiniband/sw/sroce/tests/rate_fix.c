@@ -188,7 +188,7 @@ void rate_gate_owe(struct kunit *test, struct sroce_rate *rl, u32 owed)
 				       sroce_rate_bps(rl), NSEC_PER_SEC);
 
 	KUNIT_ASSERT_TRUE(test, sroce_rate_open(rl, SROCE_RATE_REQ));
-	sroce_rate_charge(rl, full + owed);
+	sroce_rate_charge(rl, SROCE_RATE_REQ, full + owed);
 }
 
 /**

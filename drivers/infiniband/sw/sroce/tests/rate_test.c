@@ -425,7 +425,7 @@ static void rate_lowest_test(struct kunit *test)
 	sroce_rate_set(rl, SROCE_RATE_SRC_STATIC, 500000);
 	KUNIT_EXPECT_EQ(test, sroce_rate_bps(rl), 500000ULL);
 	/* a higher limit from another source leaves the bucket alone */
-	sroce_rate_charge(rl, 1000);
+	sroce_rate_charge(rl, SROCE_RATE_REQ, 1000);
 	credit = rl->tb.credit;
 	stamp = rl->tb.stamp;
 	sroce_rate_set(rl, SROCE_RATE_SRC_CC, 2000000);
@@ -533,7 +533,7 @@ static void rate_gate_slice_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, rate_waiter_wait(w));
 	KUNIT_EXPECT_GE(test, w->first_ns, paid + NSEC_PER_MSEC);
 	while (train < 1000 && sroce_rate_open(rl, SROCE_RATE_REQ)) {
-		sroce_rate_charge(rl, SLICE_PKT);
+		sroce_rate_charge(rl, SROCE_RATE_REQ, SLICE_PKT);
 		train++;
 	}
 	KUNIT_EXPECT_GE(test, train, 9U);
@@ -569,6 +569,47 @@ static void rate_gate_refund_test(struct kunit *test)
 	sroce_rate_set(rl, SROCE_RATE_SRC_QP, 0);
 	sroce_rate_refund(rl, 1000);
 	KUNIT_EXPECT_EQ(test, rl->tb.credit, 0LL);
+}
+
+/*
+ * The QP is busy while either engine is: the requester running out of
+ * work leaves the credit a busy responder made up for a late wake-up,
+ * and the bucket is cut to its depth once both have run out. A QP moved
+ * to RESET, or no longer limited, starts with neither engine busy.
+ */
+static void rate_gate_busy_test(struct kunit *test)
+{
+	struct sroce_rate *rl = rate_gate_new(test, NULL, NULL);
+	unsigned long flags;
+
+	sroce_rate_set(rl, SROCE_RATE_SRC_QP, MBIT10);
+	sroce_rate_charge(rl, SROCE_RATE_RESP, 1000);
+	KUNIT_EXPECT_TRUE(test, rl->tb.held);
+	spin_lock_irqsave(&rl->lock, flags);
+	rl->tb.credit = SROCE_RATE_LATE_NS;	/* made up for a late run */
+	spin_unlock_irqrestore(&rl->lock, flags);
+	sroce_rate_idle(rl, SROCE_RATE_REQ);
+	KUNIT_EXPECT_TRUE(test, rl->tb.held);
+	KUNIT_EXPECT_EQ(test, rl->tb.credit, (s64)SROCE_RATE_LATE_NS);
+	sroce_rate_idle(rl, SROCE_RATE_RESP);
+	KUNIT_EXPECT_FALSE(test, rl->tb.held);
+	KUNIT_EXPECT_EQ(test, rl->tb.credit, MBIT10_DEPTH);
+
+	/* the other way round */
+	sroce_rate_charge(rl, SROCE_RATE_REQ, 1000);
+	sroce_rate_charge(rl, SROCE_RATE_RESP, 1000);
+	sroce_rate_idle(rl, SROCE_RATE_RESP);
+	KUNIT_EXPECT_TRUE(test, rl->tb.held);
+	sroce_rate_idle(rl, SROCE_RATE_REQ);
+	KUNIT_EXPECT_FALSE(test, rl->tb.held);
+
+	sroce_rate_charge(rl, SROCE_RATE_RESP, 1000);
+	sroce_rate_reset(rl);
+	KUNIT_EXPECT_EQ(test, rl->busy, 0UL);
+	sroce_rate_charge(rl, SROCE_RATE_RESP, 1000);
+	sroce_rate_set(rl, SROCE_RATE_SRC_QP, 0);
+	KUNIT_EXPECT_EQ(test, rl->busy, 0UL);
+	KUNIT_EXPECT_FALSE(test, rl->tb.held);
 }
 
 /* 1 Mbit/s, and 1,250,000 bytes owed: 10 s */
@@ -864,6 +905,47 @@ static void rate_qp_read_test(struct kunit *test)
 			SROCE_TEST_SENTINEL);
 }
 
+/* Has the QP at @side's gate found both its engines out of work? */
+static bool rate_pair_idle(struct rate_pair *f, int side)
+{
+	struct sroce_rate *rl = &f->qp[side]->rate;
+	unsigned long flags;
+	bool held;
+
+	spin_lock_irqsave(&rl->lock, flags);
+	held = rl->tb.held;
+	spin_unlock_irqrestore(&rl->lock, flags);
+	return !held;
+}
+
+/*
+ * A limited QP that only answers READs: once its responder has sent the
+ * response and found no more requests, the QP is idle, and a pause
+ * before the next READ is not made up for by a burst. Its requester
+ * never runs, so the responder has to say so.
+ */
+static void rate_qp_read_idle_test(struct kunit *test)
+{
+	struct rate_pair *f = rate_pair_new(test);
+	struct sroce_rate *rl = &f->qp[RATE_B]->rate;
+	u64 sent = sroce_rate_sent(rl);
+
+	rate_mr_fill(f, RATE_B, RD_ROFF, XFER_LEN, 5);
+	rate_pair_limit(test, f, RATE_B, RATE_FAST_KBPS);
+	rate_post_rdma(test, f, IB_WR_RDMA_READ, f->mr[RATE_A].ibmr->lkey,
+		       RD_LOFF, RD_ROFF);
+	KUNIT_ASSERT_TRUE(test, rate_pair_pump_until(f, rate_pair_completed,
+						     RATE_A));
+	KUNIT_EXPECT_EQ(test, f->wc[RATE_A].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, rate_mr_first_wrong(f, RATE_A, RD_LOFF,
+						  XFER_LEN, 5), XFER_LEN);
+	/* the response went through the gate */
+	KUNIT_EXPECT_GT(test, sroce_rate_sent(rl) - sent, (u64)XFER_LEN);
+	KUNIT_EXPECT_TRUE(test, rate_pair_pump_until(f, rate_pair_idle,
+						     RATE_B));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rl->busy), 0UL);
+}
+
 /*
  * A FETCH_ADD to a QP whose gate holds its responder back is not
  * executed until its acknowledgment may leave: the target keeps its
@@ -936,11 +1018,13 @@ static struct kunit_case sroce_rate_test_cases[] = {
 	KUNIT_CASE(rate_gate_raise_test),
 	KUNIT_CASE(rate_gate_slice_test),
 	KUNIT_CASE(rate_gate_refund_test),
+	KUNIT_CASE(rate_gate_busy_test),
 	KUNIT_CASE(rate_qp_limit_test),
 	KUNIT_CASE(rate_qp_bad_lkey_test),
 	KUNIT_CASE(rate_qp_write_test),
 	KUNIT_CASE_PARAM(rate_qp_read_test, rate_read_gen_params),
 	KUNIT_CASE(rate_qp_atomic_test),
+	KUNIT_CASE(rate_qp_read_idle_test),
 	{}
 };
 

@@ -21,14 +21,15 @@
  * rate. A packet passes while the credit is not negative, so any packet
  * passes an idle gate and a run of them averages exactly the rate; the
  * credit saved while idle is capped at SROCE_RATE_BURST_NS, and while the
- * QP is busy (it sent, or the gate turned it away, and the requester has
- * not found its send queue empty since) at SROCE_RATE_LATE_NS: an engine
- * that runs late, whether woken by the gate's timer or held up by other
- * work, makes up for it. The
- * timer lets a slice of credit build beyond the debt before it wakes the
- * engine, so a paced QP sends trains of packets, not one per wake-up: a
- * timer, a task run and a transmit per packet cost more CPU than the
- * packet itself, and a sender short of CPU falls below its rate.
+ * QP is busy at SROCE_RATE_LATE_NS: an engine that runs late, whether
+ * woken by the gate's timer or held up by other work, makes up for it.
+ * The QP is busy while either engine is: it sent, or the gate turned it
+ * away, and it has not run out of work since (the requester found its
+ * send queue empty, the responder its request queue). The timer lets a
+ * slice of credit build beyond the debt before it wakes the engine, so a
+ * paced QP sends trains of packets, not one per wake-up: a timer, a task
+ * run and a transmit per packet cost more CPU than the packet itself,
+ * and a sender short of CPU falls below its rate.
  *
  * Packets are counted as they leave the QP: BTH, extension headers,
  * payload, pad and ICRC (sroce_tx_len()), not the UDP, IP and Ethernet
@@ -247,6 +248,7 @@ void sroce_rate_reset(struct sroce_rate *rl)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rl->lock, flags);
+	rl->busy = 0;
 	if (rl->tb.bps) {
 		rl->tb.credit = rl->tb.depth;
 		rl->tb.stamp = ktime_get_ns();
@@ -289,6 +291,8 @@ void sroce_rate_set(struct sroce_rate *rl, enum sroce_rate_src src, u64 bps)
 	lowest = sroce_rate_lowest(rl);
 	if (lowest != rl->tb.bps) {
 		sroce_tb_set(&rl->tb, lowest, ktime_get_ns());
+		if (!lowest)
+			rl->busy = 0;	/* as the bucket: not held */
 		if (!lowest || rl->tb.credit >= 0) {
 			wake = rl->waiting;
 			rl->waiting = 0;
@@ -331,6 +335,7 @@ bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e)
 		wait = sroce_tb_wait(&rl->tb, ktime_get_ns());
 	if (wait) {
 		rl->closed++;
+		rl->busy |= BIT(e);
 		rl->waiting |= BIT(e);
 		hrtimer_start(&rl->timer, ns_to_ktime(wait + rl->tb.slice),
 			      HRTIMER_MODE_REL_SOFT);
@@ -342,14 +347,17 @@ bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e)
 /**
  * __sroce_rate_charge() - sroce_rate_charge() for a limited QP
  * @rl: the gate
+ * @e: the engine that sends it
  * @bytes: the packet's length
  */
-void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
+void __sroce_rate_charge(struct sroce_rate *rl, enum sroce_rate_engine e,
+			 u32 bytes)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&rl->lock, flags);
 	if (rl->tb.bps) {
+		rl->busy |= BIT(e);
 		sroce_tb_charge(&rl->tb, bytes);
 		rl->sent += bytes;
 	}
@@ -359,13 +367,15 @@ void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
 /**
  * __sroce_rate_idle() - sroce_rate_idle() for a limited QP
  * @rl: the gate
+ * @e: the engine that ran out of work
  */
-void __sroce_rate_idle(struct sroce_rate *rl)
+void __sroce_rate_idle(struct sroce_rate *rl, enum sroce_rate_engine e)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&rl->lock, flags);
-	if (rl->tb.bps)
+	rl->busy &= ~BIT(e);
+	if (rl->tb.bps && !rl->busy)
 		sroce_tb_idle(&rl->tb, ktime_get_ns());
 	spin_unlock_irqrestore(&rl->lock, flags);
 }

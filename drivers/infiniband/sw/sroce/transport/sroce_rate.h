@@ -96,6 +96,8 @@ enum sroce_rate_engine {
  * @tb: the bucket, at the lowest rate of @limit
  * @limit: what each source asks for, in bytes per second; 0: nothing
  * @waiting: bit per engine the gate turned away; the timer wakes them
+ * @busy: bit per engine that sent or was turned away since it last ran
+ *	out of work; the bucket is held (&sroce_tb.held) while any is set
  * @task: each engine's task
  * @timer: fires when the debt is paid
  * @closed: how often the gate turned an engine away
@@ -108,6 +110,7 @@ struct sroce_rate {
 	struct sroce_tb tb;
 	u64 limit[SROCE_RATE_NSRC];
 	unsigned long waiting;
+	unsigned long busy;
 	struct sroce_task *task[SROCE_RATE_NENGINE];
 	struct hrtimer timer;
 	u64 closed;
@@ -124,9 +127,10 @@ void sroce_rate_set(struct sroce_rate *rl, enum sroce_rate_src src,
 u64 sroce_rate_bps(struct sroce_rate *rl);
 u64 sroce_rate_sent(struct sroce_rate *rl);
 bool __sroce_rate_open(struct sroce_rate *rl, enum sroce_rate_engine e);
-void __sroce_rate_charge(struct sroce_rate *rl, u32 bytes);
+void __sroce_rate_charge(struct sroce_rate *rl, enum sroce_rate_engine e,
+			 u32 bytes);
 void __sroce_rate_refund(struct sroce_rate *rl, u32 bytes);
-void __sroce_rate_idle(struct sroce_rate *rl);
+void __sroce_rate_idle(struct sroce_rate *rl, enum sroce_rate_engine e);
 
 u64 sroce_rate_from_kbps(u32 kbps);
 u64 sroce_rate_from_static(u8 static_rate);
@@ -156,14 +160,16 @@ static inline bool sroce_rate_open(struct sroce_rate *rl,
 /**
  * sroce_rate_charge() - pay for a packet the gate let through
  * @rl: the QP's gate
+ * @e: the engine that sends it; it is busy until sroce_rate_idle()
  * @bytes: the packet's length as it leaves (sroce_tx_len())
  *
  * Context: the engine's task.
  */
-static inline void sroce_rate_charge(struct sroce_rate *rl, u32 bytes)
+static inline void sroce_rate_charge(struct sroce_rate *rl,
+				     enum sroce_rate_engine e, u32 bytes)
 {
 	if (unlikely(READ_ONCE(rl->tb.bps)))
-		__sroce_rate_charge(rl, bytes);
+		__sroce_rate_charge(rl, e, bytes);
 }
 
 /**
@@ -183,18 +189,21 @@ static inline void sroce_rate_refund(struct sroce_rate *rl, u32 bytes)
 }
 
 /**
- * sroce_rate_idle() - the requester has nothing more to send
+ * sroce_rate_idle() - an engine has nothing more to send
  * @rl: the QP's gate
+ * @e: the engine
  *
- * From now until it sends again, the QP earns credit only up to its
- * bucket's depth: a pause is not made up for, a late wake-up is.
+ * Once neither engine is busy, and until one sends again, the QP earns
+ * credit only up to its bucket's depth: a pause is not made up for, a
+ * late wake-up is.
  *
- * Context: the requester's task.
+ * Context: the engine's task.
  */
-static inline void sroce_rate_idle(struct sroce_rate *rl)
+static inline void sroce_rate_idle(struct sroce_rate *rl,
+				   enum sroce_rate_engine e)
 {
 	if (unlikely(READ_ONCE(rl->tb.bps)))
-		__sroce_rate_idle(rl);
+		__sroce_rate_idle(rl, e);
 }
 
 #endif /* SROCE_RATE_H */

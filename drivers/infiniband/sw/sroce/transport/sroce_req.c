@@ -416,8 +416,9 @@ static int sroce_req_start(struct sroce_qp *qp,
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
+	/* a pause is not made up for */
 	if (empty)
-		sroce_rate_idle(&qp->rate);	/* a pause is not made up for */
+		sroce_rate_idle(&qp->rate, SROCE_RATE_REQ);
 	if (claim == SROCE_CLAIM_NONE)
 		return 0;
 	if (claim == SROCE_CLAIM_LOCAL) {
@@ -642,7 +643,8 @@ static void sroce_req_charge(struct sroce_qp *qp,
 	u8 opcode = sroce_opcode_on_transport(pkt->opcode,
 					      sroce_qp_transport(qp));
 
-	sroce_rate_charge(&qp->rate, sroce_tx_len(opcode, pkt->paylen));
+	sroce_rate_charge(&qp->rate, SROCE_RATE_REQ,
+			  sroce_tx_len(opcode, pkt->paylen));
 }
 
 /*

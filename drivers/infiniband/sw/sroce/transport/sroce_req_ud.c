@@ -141,7 +141,7 @@ int sroce_req_ud_send(struct sroce_qp *qp, const struct sroce_qp_params *p)
 		sroce_task_schedule_after(&req->task, SROCE_TX_BACKOFF);
 		return 0;
 	}
-	sroce_rate_charge(&qp->rate, len);
+	sroce_rate_charge(&qp->rate, SROCE_RATE_REQ, len);
 	if (err) {
 		sroce_stats_inc(sdev, SROCE_CNT_SEND_ERR);
 	} else {

@@ -546,7 +546,7 @@ static void sroce_resp_atomic_ack(struct sroce_qp *qp,
 	sroce_aeth_set_msn(aeth, qp->resp.msn);
 	ack = (void *)(rsp->data + SROCE_BTH_LEN + sizeof(*aeth));
 	sroce_atmack_set_orig(ack, orig);
-	sroce_rate_charge(&qp->rate, rsp->len);
+	sroce_rate_charge(&qp->rate, SROCE_RATE_RESP, rsp->len);
 	sroce_qp_pkt_send(qp, p, rsp);
 }
 
@@ -808,8 +808,11 @@ static int sroce_resp_run(void *arg)
 	if (!sroce_resp_gate(qp))
 		return 0;	/* the gate's timer schedules us again */
 	skb = skb_dequeue(&resp->rxq);
-	if (!skb)
+	if (!skb) {
+		/* a pause of the responder is not made up for */
+		sroce_rate_idle(&qp->rate, SROCE_RATE_RESP);
 		return 0;
+	}
 	resp->arrival = resp->arrivals++;
 	if (!sroce_rcv_verify(to_sroce_dev(qp->ibqp.device), skb)) {
 		kfree_skb(skb);

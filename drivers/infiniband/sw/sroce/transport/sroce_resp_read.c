@@ -159,7 +159,8 @@ static int sroce_resp_read_fill(struct sroce_qp *qp,
 		if (PTR_ERR_OR_ZERO(skb) == -EFAULT)
 			return -EFAULT;
 		budget--;
-		sroce_rate_charge(&qp->rate, sroce_tx_len(opcode, n));
+		sroce_rate_charge(&qp->rate, SROCE_RATE_RESP,
+				  sroce_tx_len(opcode, n));
 		/* no memory: the packet is lost, for the requester to ask again */
 		if (!IS_ERR(skb))
 			sroce_resp_read_add(sdev, t, skb, k);
