@@ -185,6 +185,7 @@ static void usage(void)
 		"               with -x), -e at most 62; -t/-r/-R do not apply to either\n"
 		"  -L PCT       UC, UD: most messages that may be lost, in %% (default 0)\n"
 		"  -I MS        UC, UD: quiet period before missing messages are lost (default 200)\n"
+		"  -B           busy-poll the CQs, never arming them (as perftest does)\n"
 		"  -v           verbose\n"
 		"  -T           self-test of the pattern checker (no devices)\n");
 	exit(2);
@@ -246,7 +247,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		.rnr_retry = 7, .watchdog = 30, .psn = 0xfffff0,
 		.qpt = QPK_RC, .loss_pct = 0, .quiet_ms = 200,
 	};
-	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:D:P:p:Q:udL:I:vTh")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:g:G:o:n:c:s:xq:e:S:m:t:r:R:w:D:P:p:Q:udL:I:BvTh")) != -1) {
 		switch (c) {
 		case 'a': o->dev[0] = optarg; break;
 		case 'b': o->dev[1] = optarg; break;
@@ -275,6 +276,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'd': o->qpt = QPK_UD; break;
 		case 'L': o->loss_pct = parse_pct(optarg); break;
 		case 'I': o->quiet_ms = (unsigned int)atoi(optarg); break;
+		case 'B': o->busy = 1; break;
 		case 'v': o->verbose = 1; break;
 		case 'T':
 			if (pat_selftest())

@@ -44,6 +44,7 @@ struct opts {
 	unsigned int quiet_ms;	/* UC: silence after which missing seqs are lost */
 	double duration;	/* -D: stop posting after this many seconds, 0: never */
 	unsigned int progress_ms;	/* -P: a progress line this often, 0: none */
+	int busy;	/* -B: poll the CQs without ever arming them */
 };
 
 struct side {

@@ -131,6 +131,8 @@ pass() {
 	for op in send write read; do
 		integ "$op-1024-mixed" -o "$op" -m 1024 -n "$MIXED_VOL" -x -s 64K -e 7
 	done
+	# CQs polled, never armed: long SENDs are copied in the sender's call
+	integ send-4096-busy -o send -m 4096 -n "$BULK" -s 64K -e 4 -B
 	integ atomic-4096 -o atomic -m 4096 -c "$ATOMICS"
 	integ uc-write-4096 -u -o write -m 4096 -n "$MIXED_VOL" -s 64K -e 4 -L 0
 	integ ud-send-4096 -d -q 64 -S 16 -o send -m 4096 -n "$MIXED_VOL" -s 4096 -e 4 -L 0

@@ -219,7 +219,7 @@ static bool sroce_cq_should_notify(struct sroce_cq *cq, const struct ib_wc *wc,
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED &&
 	     (solicited || wc->status != IB_WC_SUCCESS))) {
-		cq->notify = 0;
+		WRITE_ONCE(cq->notify, 0);
 		return true;
 	}
 	return false;
@@ -360,7 +360,7 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	if (cq->notify != IB_CQ_NEXT_COMP)
-		cq->notify = want;
+		WRITE_ONCE(cq->notify, want);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    !sroce_queue_empty(&cq->queue))
 		ret = 1;

@@ -30,7 +30,8 @@ union sroce_cqe {
  *	for a kernel CQ also its consumer side (poll_cq). Taken with
  *	interrupts saved: completions are made in any context.
  * @queue: the ring of union sroce_cqe
- * @notify: 0, IB_CQ_NEXT_COMP or IB_CQ_SOLICITED: what req_notify_cq armed
+ * @notify: 0, IB_CQ_NEXT_COMP or IB_CQ_SOLICITED: what req_notify_cq armed;
+ *	read without @lock by sroce_cq_armed()
  * @overflow: a completion did not fit; the CQ is in error (IBA 11.4.2.1)
  *	and takes no more completions
  * @user: the ring is shared with user space
@@ -47,6 +48,23 @@ struct sroce_cq {
 static inline struct sroce_cq *to_sroce_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+/**
+ * sroce_cq_armed() - does the CQ's consumer wait for an event?
+ * @cq: the CQ
+ *
+ * A CQ armed by req_notify_cq has a consumer that will sleep until its
+ * next completion, or is about to; one that is not armed has a consumer
+ * that polls it, or is busy with what it polled. A hint: it may change
+ * as soon as it is read.
+ *
+ * Context: any.
+ * Return: true if it is armed.
+ */
+static inline bool sroce_cq_armed(const struct sroce_cq *cq)
+{
+	return READ_ONCE(cq->notify);
 }
 
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

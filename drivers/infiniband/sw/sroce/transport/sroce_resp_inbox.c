@@ -14,6 +14,7 @@
 #include "core/sroce_dev.h"
 #include "core/sroce_stats.h"
 #include "core/sroce_task.h"
+#include "obj/sroce_cq.h"
 #include "transport/sroce_qp.h"
 #include "transport/sroce_rcv.h"
 #include "transport/sroce_resp.h"
@@ -42,6 +43,42 @@ void sroce_resp_kick(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_resp_where() - where the responder runs for a request just queued
+ * @pkt: the request
+ * @streak: the payload of its message queued so far, its own included;
+ *	0 for the last packet of a message
+ * @first: nothing was queued before it
+ * @armed: the QP's receive CQ is armed (sroce_cq_armed())
+ *
+ * A lone request runs where it arrived: its work is one packet's payload.
+ * A READ request does not: its responses are up to SROCE_RESP_READ_BUDGET
+ * packets a call. A long message past its first SROCE_RESP_STREAK bytes
+ * runs on another CPU, which copies it while this one goes back to the
+ * network; unless it came from this host (SROCE_PKT_LOCAL) into a receive
+ * WQE whose CQ is not armed. That receiver polls its CQ, so its CPU is
+ * busy, and a worker woken there would share it with the poll, at half
+ * speed or less; the sender's CPU copies it instead. A receiver that
+ * waits for an event (an armed CQ) sleeps, and its CPU is the one to copy
+ * on.
+ *
+ * Context: any; a pure function.
+ * Return: SROCE_RESP_HERE, SROCE_RESP_AWAY or SROCE_RESP_QUEUE (a worker
+ * wherever the task goes).
+ */
+enum sroce_resp_where sroce_resp_where(const struct sroce_pkt *pkt,
+				       u32 streak, bool first, bool armed)
+{
+	u32 f = pkt->info->flags;
+
+	if (streak > SROCE_RESP_STREAK &&
+	    !((pkt->flags & SROCE_PKT_LOCAL) && (f & SROCE_OPF_RWQE) && !armed))
+		return SROCE_RESP_AWAY;
+	if (first && !(f & SROCE_OPF_READ))
+		return SROCE_RESP_HERE;
+	return SROCE_RESP_QUEUE;
+}
+
+/**
  * sroce_resp_queue() - hand a request packet to the responder
  * @qp: the QP it is for (the caller holds a reference)
  * @skb: the parsed packet, skb->data at the BTH, its headers linear;
@@ -50,15 +87,12 @@ void sroce_resp_kick(struct sroce_qp *qp)
  * Past SROCE_RESP_BACKLOG packets waiting, the packet is dropped and
  * counted (dropped_backlog); an RC requester sends it again.
  *
- * A packet that finds nothing queued before it is executed in the
- * receive softirq when the task allows it (sroce_task_may_inline()),
+ * Where the responder runs for it is sroce_resp_where()'s choice. Here
+ * means in the receive softirq, or in the sender's requester for the
+ * same-host hand-off, when the task allows it (sroce_task_may_inline()),
  * with SROCE_RESP_INLINE_CALLS calls: one executes it, the next finds
- * the responder idle, so no worker is woken for it. Its work is bounded
- * by one packet's payload. A READ request is left to the worker: its
- * responses are up to SROCE_RESP_READ_BUDGET packets a call. So is a
- * long message past its first SROCE_RESP_STREAK bytes, and its worker
- * is woken on another CPU (sroce_task_schedule_away()): it copies the
- * message while this one goes back to the network.
+ * the responder idle, so no worker is woken for it. Away means a worker
+ * on another CPU (sroce_task_schedule_away()).
  *
  * An RC responder is bound to one CPU when its first READ or atomic
  * request arrives, not the one the request arrived on
@@ -75,23 +109,24 @@ void sroce_resp_kick(struct sroce_qp *qp)
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	/* more of its message follows */
-	bool more = !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_LAST);
-	bool closed, full, lone = false, away = false;
-	bool rd_atomic = sroce_skb_pkt(skb)->info->flags &
-			 (SROCE_OPF_READ | SROCE_OPF_ATOMIC);
+	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	bool more = !(pkt->info->flags & SROCE_OPF_LAST);
+	bool rd_atomic = pkt->info->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC);
+	bool armed = !(pkt->flags & SROCE_PKT_LOCAL) ||
+		     sroce_cq_armed(qp->rcq);
+	enum sroce_resp_where where = SROCE_RESP_QUEUE;
 	struct sroce_resp *resp = &qp->resp;
 	unsigned long flags;
+	bool closed, full;
 
 	spin_lock_irqsave(&resp->rxq.lock, flags);
 	full = skb_queue_len(&resp->rxq) >= SROCE_RESP_BACKLOG;
 	closed = resp->closed;
 	if (!closed && !full) {
-		sroce_resp_mark_queued(resp, sroce_skb_pkt(skb));
-		resp->streak = more ? resp->streak +
-				      sroce_skb_pkt(skb)->paylen : 0;
-		away = more && resp->streak > SROCE_RESP_STREAK;
-		lone = skb_queue_empty(&resp->rxq) && !away &&
-		       !(sroce_skb_pkt(skb)->info->flags & SROCE_OPF_READ);
+		sroce_resp_mark_queued(resp, pkt);
+		resp->streak = more ? resp->streak + pkt->paylen : 0;
+		where = sroce_resp_where(pkt, resp->streak,
+					 skb_queue_empty(&resp->rxq), armed);
 		__skb_queue_tail(&resp->rxq, skb);
 	}
 	spin_unlock_irqrestore(&resp->rxq.lock, flags);
@@ -102,9 +137,9 @@ void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	if (rd_atomic && qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_task_bind_away(&resp->task);
-	if (lone && sroce_task_may_inline(&resp->task))
+	if (where == SROCE_RESP_HERE && sroce_task_may_inline(&resp->task))
 		sroce_task_run_budget(&resp->task, SROCE_RESP_INLINE_CALLS);
-	else if (away)
+	else if (where == SROCE_RESP_AWAY)
 		sroce_task_schedule_away(&resp->task);
 	else
 		sroce_task_schedule(&resp->task);
