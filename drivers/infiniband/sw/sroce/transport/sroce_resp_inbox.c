@@ -108,8 +108,8 @@ enum sroce_resp_where sroce_resp_where(const struct sroce_pkt *pkt,
  */
 void sroce_resp_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	/* more of its message follows */
 	struct sroce_pkt *pkt = sroce_skb_pkt(skb);
+	/* more of its message follows */
 	bool more = !(pkt->info->flags & SROCE_OPF_LAST);
 	bool rd_atomic = pkt->info->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC);
 	bool armed = !(pkt->flags & SROCE_PKT_LOCAL) ||
